@@ -45,20 +45,13 @@ build: ## Build the operator, the node labeler and the plugin into bin/.
 
 .PHONY: fmt
 fmt: ## Format the code.
-	gofmt -w $$(git ls-files '*.go' | grep -v '^test/testbin/')
-
-.PHONY: vet
-vet: ## Run go vet.
-	$(GO) vet ./...
+	gofmt -w $$(git ls-files --cached --others --exclude-standard '*.go')
 
 ##@ Generate
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code, CRDs and the operator's ClusterRole.
-	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
-	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
-	$(GO) run ./hack/crdtrim config/crd/bases/build.kairos.io_osartifacts.yaml spec.exporters spec.volume
-	$(CONTROLLER_GEN) rbac:roleName=kairos-operator paths=./operator/... output:rbac:artifacts:config=config/rbac
+	CONTROLLER_GEN=$(CONTROLLER_GEN) GO=$(GO) hack/generate.sh
 
 $(CONTROLLER_GEN): hack/tools/go.mod
 	mkdir -p $(dir $@)
@@ -67,8 +60,14 @@ $(CONTROLLER_GEN): hack/tools/go.mod
 ##@ Test
 
 .PHONY: test
-test: testbin $(CONTROLLER_GEN) ## Run every test: unit, API tier (real kube-apiserver + etcd) and generated-file checks.
+test: lint testbin $(CONTROLLER_GEN) ## Run every test: unit, API tier (real kube-apiserver + etcd), generated files.
 	CONTROLLER_GEN=$(CONTROLLER_GEN) $(GO) test ./... -count=1 -timeout 30m
+
+.PHONY: lint
+lint: ## Fail on unformatted code and go vet findings.
+	@unformatted=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt wants to change: $$unformatted (run make fmt)"; exit 1; fi
+	$(GO) vet ./...
 
 .PHONY: testbin
 testbin: $(TESTBIN)/etcd $(addprefix $(TESTBIN)/,$(KUBE_BINS)) $(TESTBIN)/kwok ## Build the test control plane (cached).
