@@ -15,10 +15,13 @@ ETCD_VERSION ?= v3.6.7
 KWOK_VERSION ?= v0.8.0
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 
-# Built binaries live outside the work tree so that every clone on a machine reuses them.
+# Built binaries live outside the work tree so that every clone on a machine reuses them. The
+# directories are named after the content of the files that pin them (not their mtime, which is
+# new in every clone), so a version bump builds afresh and nothing else does.
 CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kubectl-kairos
-TESTBIN ?= $(CACHE_DIR)/testbin/k8s-$(KUBE_VERSION)-etcd-$(ETCD_VERSION)-kwok-$(KWOK_VERSION)
-CONTROLLER_GEN ?= $(CACHE_DIR)/tools/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+pin_hash = $(shell cat $(1) | sha256sum | cut -c1-12)
+TESTBIN ?= $(CACHE_DIR)/testbin/k8s-$(KUBE_VERSION)-$(call pin_hash,test/testbin/*/go.mod test/testbin/*/go.sum)
+CONTROLLER_GEN ?= $(CACHE_DIR)/tools/controller-gen-$(CONTROLLER_TOOLS_VERSION)-$(call pin_hash,hack/tools/go.mod hack/tools/go.sum)
 
 KUBE_LDFLAGS := -s -w \
 	-X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
@@ -53,7 +56,7 @@ fmt: ## Format the code.
 generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code, CRDs and the operator's ClusterRole.
 	CONTROLLER_GEN=$(CONTROLLER_GEN) GO=$(GO) hack/generate.sh
 
-$(CONTROLLER_GEN): hack/tools/go.mod
+$(CONTROLLER_GEN):
 	mkdir -p $(dir $@)
 	$(GO) -C hack/tools build -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
 
@@ -73,18 +76,18 @@ lint: ## Fail on unformatted code and go vet findings.
 testbin: $(TESTBIN)/etcd $(addprefix $(TESTBIN)/,$(KUBE_BINS)) $(TESTBIN)/kwok ## Build the test control plane (cached).
 	@echo "test control plane in $(TESTBIN)"
 
-$(TESTBIN)/etcd: test/testbin/etcd/go.mod
+$(TESTBIN)/etcd:
 	mkdir -p $(TESTBIN)
 	cd test/testbin/etcd && $(GO) build -buildvcs=false -trimpath -ldflags '-s -w' -o $@ go.etcd.io/etcd/server/v3
 
 # One go build for all Kubernetes binaries: they share most of their packages.
-$(addprefix $(TESTBIN)/,$(KUBE_BINS)) &: test/testbin/kube/go.mod
+$(addprefix $(TESTBIN)/,$(KUBE_BINS)) &:
 	mkdir -p $(TESTBIN)
 	cd test/testbin/kube && $(GO) build -buildvcs=false -trimpath -ldflags '$(KUBE_LDFLAGS)' -o $(TESTBIN)/ \
 		$(addprefix k8s.io/kubernetes/cmd/,$(KUBE_BINS))
 	touch $(addprefix $(TESTBIN)/,$(KUBE_BINS))
 
-$(TESTBIN)/kwok: test/testbin/kwok/go.mod
+$(TESTBIN)/kwok:
 	mkdir -p $(TESTBIN)
 	cd test/testbin/kwok && $(GO) build -buildvcs=false -trimpath -ldflags '-s -w' -o $@ sigs.k8s.io/kwok/cmd/kwok
 
