@@ -18,6 +18,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.hostMountPath == oldSelf.hostMountPath",message="hostMountPath cannot be changed once the NodeOp exists; create a new NodeOp",fieldPath=.hostMountPath
 // +kubebuilder:validation:XValidation:rule="self.cordon == oldSelf.cordon",message="cordon cannot be changed once the NodeOp exists; create a new NodeOp",fieldPath=.cordon
 // +kubebuilder:validation:XValidation:rule="has(self.drainOptions) == has(oldSelf.drainOptions) && (!has(self.drainOptions) || self.drainOptions == oldSelf.drainOptions)",message="drainOptions cannot be changed once the NodeOp exists; create a new NodeOp",fieldPath=.drainOptions
+// +kubebuilder:validation:XValidation:rule="has(self.preflight) == has(oldSelf.preflight) && (!has(self.preflight) || self.preflight == oldSelf.preflight)",message="preflight cannot be changed once the NodeOp exists; create a new NodeOp",fieldPath=.preflight
 // +kubebuilder:validation:XValidation:rule="self.rebootOnSuccess == oldSelf.rebootOnSuccess",message="rebootOnSuccess cannot be changed once the NodeOp exists; create a new NodeOp",fieldPath=.rebootOnSuccess
 type NodeOpSpec struct {
 	// NodeSelector picks the target nodes. When absent, every node is a target. The targets are
@@ -96,6 +97,48 @@ type NodeOpSpec struct {
 	// +optional
 	// +kubebuilder:default=false
 	Paused bool `json:"paused"`
+
+	// AllowConcurrentControlPlane lets more than one control-plane node be in flight at once.
+	// By default control-plane nodes go one at a time, whatever Concurrency says, so that the
+	// cluster keeps its quorum.
+	// +optional
+	// +kubebuilder:default=false
+	AllowConcurrentControlPlane bool `json:"allowConcurrentControlPlane"`
+
+	// Preflight runs a check on each node before anything else happens to it; the check can
+	// skip the node (for example because it already runs the target version).
+	// +optional
+	Preflight *Preflight `json:"preflight,omitempty"`
+
+	// RebootTimeoutSeconds is how long a node may take, after its Job succeeded, to reboot and
+	// report Ready again before it counts as failed.
+	// +optional
+	// +kubebuilder:default=900
+	// +kubebuilder:validation:Minimum=10
+	RebootTimeoutSeconds *int32 `json:"rebootTimeoutSeconds,omitempty"`
+}
+
+// Preflight is a check run on each node, with the host's root filesystem mounted read-only at
+// /host (also in HOST_DIR). If the check writes a reason to its termination message
+// (/dev/termination-log) the node is skipped with that reason; if it exits 0 without one the
+// operation proceeds; if it fails, the node fails.
+type Preflight struct {
+	// Command runs the check.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=65536
+	Command []string `json:"command"`
+
+	// Image the check runs in; the NodeOp's image when empty.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image,omitempty"`
+
+	// ActiveDeadlineSeconds bounds how long the check may run before the node fails.
+	// +optional
+	// +kubebuilder:default=300
+	// +kubebuilder:validation:Minimum=1
+	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
 }
 
 // DrainOptions mirror the flags of `kubectl drain`. Evictions go through the Eviction API, so
