@@ -22,7 +22,9 @@ func newFakeHost(t *testing.T) fakeHost {
 	return fakeHost{root: filepath.Join(dir, "host"), rebootLog: filepath.Join(dir, "reboots.log")}
 }
 
-func (h fakeHost) sentinelDir() string { return filepath.Join(h.root, kairosv1alpha1.RebootSentinelDir) }
+func (h fakeHost) sentinelDir() string {
+	return filepath.Join(h.root, kairosv1alpha1.RebootSentinelDir)
+}
 
 func (h fakeHost) reboots(t *testing.T) int {
 	data, err := os.ReadFile(h.rebootLog)

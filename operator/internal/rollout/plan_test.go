@@ -31,11 +31,11 @@ func node(name string, phase kairosv1alpha1.NodePhase, opts ...func(*Node)) Node
 	return n
 }
 
-func controlPlane(n *Node) { n.ControlPlane = true }
-func cordonedByUs(n *Node) { n.Unschedulable, n.CordonedByUs = true, true }
+func controlPlane(n *Node)     { n.ControlPlane = true }
+func cordonedByUs(n *Node)     { n.Unschedulable, n.CordonedByUs = true, true }
 func cordonedByOthers(n *Node) { n.Unschedulable = true }
-func gone(n *Node)          { n.Exists = false }
-func jobRunning(n *Node)    { n.Job = &JobState{Name: "job-" + n.Name, BootIDBefore: "boot-1"} }
+func gone(n *Node)             { n.Exists = false }
+func jobRunning(n *Node)       { n.Job = &JobState{Name: "job-" + n.Name, BootIDBefore: "boot-1"} }
 func jobFailed(n *Node) {
 	n.Job = &JobState{Name: "job-" + n.Name, BootIDBefore: "boot-1", Failed: true, Message: "BackoffLimitExceeded"}
 }
@@ -45,8 +45,8 @@ func jobSucceededAt(t time.Time) func(*Node) {
 	}
 }
 func rebootedTo(boot string) func(*Node) { return func(n *Node) { n.BootID = boot } }
-func notReady(n *Node)                 { n.Ready = false }
-func withRebootPod(n *Node)            { n.RebootPodExists = true }
+func notReady(n *Node)                   { n.Ready = false }
+func withRebootPod(n *Node)              { n.RebootPodExists = true }
 func drain(d DrainState, msg string) func(*Node) {
 	return func(n *Node) { n.Drain, n.DrainMessage = d, msg }
 }
