@@ -33,6 +33,9 @@ func run() error {
 	fs.DurationVar(&opts.RenewDeadline, "leader-elect-renew-deadline", opts.RenewDeadline, "How long the leader keeps trying to renew before giving up (0: library default).")
 	fs.DurationVar(&opts.RetryPeriod, "leader-elect-retry-period", opts.RetryPeriod, "How often candidates try to become leader (0: library default).")
 	fs.StringVar(&opts.DefaultImage, "default-image", opts.DefaultImage, "Image for NodeOps that name none.")
+	fs.StringVar(&opts.HelperImage, "helper-image", opts.HelperImage, "Image of the operator's own node scripts (needs sh and nsenter).")
+	fs.StringVar(&opts.RebootCommand, "reboot-command", opts.RebootCommand, "Shell command the reboot pod runs to reboot its node.")
+	fs.DurationVar(&opts.EvictionRetryDelay, "eviction-retry-delay", opts.EvictionRetryDelay, "Pause between evictions refused by a PodDisruptionBudget (0: 5s).")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(fs)
 	if err := fs.Parse(os.Args[1:]); err != nil {

@@ -7,18 +7,28 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
 	kairosv1alpha2 "github.com/kairos-io/kubectl-kairos/api/v1alpha2"
+	"github.com/kairos-io/kubectl-kairos/operator/internal/jobspec"
 )
 
 // Metrics requests are authenticated and authorized against the API server when served securely.
@@ -46,6 +56,16 @@ type Options struct {
 
 	// DefaultImage runs NodeOps that name no image.
 	DefaultImage string
+	// HelperImage runs the operator's own scripts on nodes (reboot sentinel and reboot pod).
+	HelperImage string
+	// RebootCommand reboots a node from the reboot pod.
+	RebootCommand string
+	// EvictionRetryDelay is the pause between evictions refused by a PodDisruptionBudget.
+	EvictionRetryDelay time.Duration
+
+	// InProcessRestarts allows several managers, one after another, in one process (tests that
+	// stop and start the operator); controller names must otherwise be unique per process.
+	InProcessRestarts bool
 }
 
 // DefaultOptions are the settings used when no flag says otherwise.
@@ -55,7 +75,9 @@ func DefaultOptions() Options {
 		SecureMetrics:  true,
 		ProbeAddr:      ":8081",
 		LeaderElection: false,
-		DefaultImage:   "busybox:latest",
+		DefaultImage:   jobspec.DefaultSettings().DefaultImage,
+		HelperImage:    jobspec.DefaultSettings().HelperImage,
+		RebootCommand:  jobspec.DefaultRebootCommand,
 	}
 }
 
@@ -67,6 +89,12 @@ func (o Options) Validate() error {
 	}
 	if o.DefaultImage == "" {
 		errs = append(errs, errors.New("--default-image must not be empty"))
+	}
+	if o.HelperImage == "" {
+		errs = append(errs, errors.New("--helper-image must not be empty"))
+	}
+	if strings.TrimSpace(o.RebootCommand) == "" {
+		errs = append(errs, errors.New("--reboot-command must not be empty"))
 	}
 	if o.LeaseDuration < 0 || o.RenewDeadline < 0 || o.RetryPeriod < 0 {
 		errs = append(errs, errors.New("leader election durations must not be negative"))
@@ -103,8 +131,19 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if opts.SecureMetrics {
 		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
+	// Only what the operator labels is cached: a large cluster's pods would cost memory for
+	// nothing. Drains list a node's pods straight from the API server.
+	ours, err := labels.Parse(kairosv1alpha1.LabelNodeOp)
+	if err != nil {
+		return nil, err
+	}
 	mgrOpts := ctrl.Options{
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&corev1.Pod{}:  {Label: ours},
+			&batchv1.Job{}: {Label: ours},
+		}},
 		Scheme:                        scheme,
+		Controller:                    config.Controller{SkipNameValidation: ptr.To(opts.InProcessRestarts)},
 		Metrics:                       metrics,
 		HealthProbeBindAddress:        opts.ProbeAddr,
 		LeaderElection:                opts.LeaderElection,
@@ -124,6 +163,9 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
+	}
+	if err := addControllers(mgr, opts); err != nil {
+		return nil, err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, fmt.Errorf("add health check: %w", err)
