@@ -53,6 +53,9 @@ func (r *Reconciler) observe(ctx context.Context, op *kairosv1alpha1.NodeOp) (*o
 	jobPods := map[string][]*corev1.Pod{}
 	for i := range pods.Items {
 		pod := &pods.Items[i]
+		if pod.DeletionTimestamp != nil {
+			continue // on its way out: as good as gone
+		}
 		if ownedBy(pod, op) {
 			ownPods[pod.Name] = pod
 		}

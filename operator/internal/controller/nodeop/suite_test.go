@@ -3,6 +3,7 @@ package nodeop_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -15,7 +16,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
 	"github.com/kairos-io/kubectl-kairos/operator/internal/jobspec"
@@ -26,6 +29,12 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
+	// KAIROS_TEST_LOG=1 shows the operator's logs.
+	logOut := io.Discard
+	if os.Getenv("KAIROS_TEST_LOG") != "" {
+		logOut = os.Stderr
+	}
+	ctrl.SetLogger(zap.New(zap.WriteTo(logOut), zap.UseDevMode(true)))
 	var err error
 	env, err = testenv.Start()
 	if err != nil {
@@ -96,7 +105,6 @@ func (f *fixture) node(name string, extra ...func(*corev1.Node)) string {
 	for _, e := range extra {
 		e(n)
 	}
-	spec := n.Spec
 	if err := env.Client.Create(f.ctx, n); err != nil {
 		f.t.Fatal(err)
 	}
@@ -105,7 +113,6 @@ func (f *fixture) node(name string, extra ...func(*corev1.Node)) string {
 	if err := env.Client.Status().Update(f.ctx, n); err != nil {
 		f.t.Fatal(err)
 	}
-	_ = spec
 	return name
 }
 
@@ -180,7 +187,7 @@ func (f *fixture) waitNode(op *kairosv1alpha1.NodeOp, node string, phase kairosv
 func (f *fixture) job(op *kairosv1alpha1.NodeOp, node string) *batchv1.Job {
 	f.t.Helper()
 	job := &batchv1.Job{}
-	err := env.Client.Get(f.ctx, types.NamespacedName{Namespace: f.ns, Name: jobspec.JobName(f.get(op), node)}, job)
+	err := env.Client.Get(f.ctx, types.NamespacedName{Namespace: f.ns, Name: jobspec.JobName(op, node)}, job)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -268,13 +275,16 @@ func (f *fixture) getNode(name string) *corev1.Node {
 	return n
 }
 
+// podExists reports whether a pod exists and is not being deleted (without a kubelet, a deleted
+// pod on a node stays Terminating).
 func (f *fixture) podExists(name string) bool {
 	f.t.Helper()
-	err := env.Client.Get(f.ctx, types.NamespacedName{Namespace: f.ns, Name: name}, &corev1.Pod{})
+	pod := &corev1.Pod{}
+	err := env.Client.Get(f.ctx, types.NamespacedName{Namespace: f.ns, Name: name}, pod)
 	if err != nil && !apierrors.IsNotFound(err) {
 		f.t.Fatal(err)
 	}
-	return err == nil
+	return err == nil && pod.DeletionTimestamp == nil
 }
 
 // jobCount counts the Jobs of op.
@@ -292,3 +302,46 @@ func contains(s, sub string) bool { return strings.Contains(s, sub) }
 type corev1Node = corev1.Node
 
 func envClient() client.Client { return env.Client }
+
+// workload creates a running pod on node, managed by a (pretend) ReplicaSet so that a drain
+// without force may evict it.
+func (f *fixture) workload(name, node string, labels map[string]string) {
+	f.t.Helper()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: f.ns, Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "0000-rs", Controller: ptr.To(true)}},
+		},
+		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "app", Image: "nginx"}}},
+	}
+	if err := env.Client.Create(f.ctx, pod); err != nil {
+		f.t.Fatal(err)
+	}
+	pod.Status.Phase = corev1.PodRunning
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}
+	if err := env.Client.Status().Update(f.ctx, pod); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// finishPreflight plays the kubelet running op's preflight pod on node to the given end, with
+// message as its termination message.
+func (f *fixture) finishPreflight(op *kairosv1alpha1.NodeOp, node string, phase corev1.PodPhase, message string) {
+	f.t.Helper()
+	pod := &corev1.Pod{}
+	key := types.NamespacedName{Namespace: f.ns, Name: jobspec.PreflightPodName(op, node)}
+	f.eventually("preflight pod on "+node, func() bool { return env.Client.Get(f.ctx, key, pod) == nil })
+	now := metav1.Now()
+	pod.Status.Phase = phase
+	exit := int32(0)
+	if phase == corev1.PodFailed {
+		exit = 1
+	}
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{
+		Name: "preflight", Image: pod.Spec.Containers[0].Image,
+		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exit, Message: message, StartedAt: now, FinishedAt: now}},
+	}}
+	if err := env.Client.Status().Update(f.ctx, pod); err != nil {
+		f.t.Fatal(err)
+	}
+}
