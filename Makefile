@@ -72,6 +72,10 @@ lint: ## Fail on unformatted code and go vet findings.
 	if [ -n "$$unformatted" ]; then echo "gofmt wants to change: $$unformatted (run make fmt)"; exit 1; fi
 	$(GO) vet ./...
 
+.PHONY: bench
+bench: testbin ## Measure: a 200-node NodeOp rollout with the real Job controller (prints figures).
+	$(GO) test ./test/bench/ -run '^$$' -bench . -benchtime 1x -timeout 20m -v
+
 .PHONY: testbin
 testbin: $(TESTBIN)/etcd $(addprefix $(TESTBIN)/,$(KUBE_BINS)) $(TESTBIN)/kwok ## Build the test control plane (cached).
 	@echo "test control plane in $(TESTBIN)"

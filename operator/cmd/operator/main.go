@@ -27,6 +27,7 @@ func run() error {
 	fs.StringVar(&opts.MetricsAddr, "metrics-bind-address", opts.MetricsAddr, `Address of the metrics endpoint ("0" turns it off).`)
 	fs.BoolVar(&opts.SecureMetrics, "metrics-secure", opts.SecureMetrics, "Serve metrics over HTTPS, only to callers allowed to get /metrics.")
 	fs.StringVar(&opts.ProbeAddr, "health-probe-bind-address", opts.ProbeAddr, "Address of /healthz and /readyz.")
+	fs.StringVar(&opts.PprofAddr, "pprof-bind-address", opts.PprofAddr, "Address of Go's profiler (empty: off).")
 	fs.BoolVar(&opts.LeaderElection, "leader-elect", opts.LeaderElection, "Keep a single active operator among replicas.")
 	fs.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", opts.LeaderElectionNamespace, "Namespace of the leader Lease (default: the pod's own).")
 	fs.DurationVar(&opts.LeaseDuration, "leader-elect-lease-duration", opts.LeaseDuration, "How long a leader's Lease lasts without renewal (0: library default).")

@@ -46,6 +46,8 @@ type Options struct {
 	SecureMetrics bool
 	// ProbeAddr serves /healthz and /readyz.
 	ProbeAddr string
+	// PprofAddr serves Go's profiler; empty turns it off.
+	PprofAddr string
 
 	// LeaderElection keeps one active replica; the others wait to take over.
 	LeaderElection bool
@@ -132,20 +134,24 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
 	// Only what the operator labels is cached: a large cluster's pods would cost memory for
-	// nothing. Drains list a node's pods straight from the API server.
+	// nothing. Drains list a node's pods straight from the API server. Reads of pods, Jobs and
+	// nodes are not deep-copied: the controller reads them many times per reconcile and only
+	// ever changes a node, on a copy.
 	ours, err := labels.Parse(kairosv1alpha1.LabelNodeOp)
 	if err != nil {
 		return nil, err
 	}
 	mgrOpts := ctrl.Options{
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&corev1.Pod{}:  {Label: ours},
-			&batchv1.Job{}: {Label: ours},
+			&corev1.Pod{}:  {Label: ours, UnsafeDisableDeepCopy: ptr.To(true)},
+			&batchv1.Job{}: {Label: ours, UnsafeDisableDeepCopy: ptr.To(true)},
+			&corev1.Node{}: {UnsafeDisableDeepCopy: ptr.To(true)},
 		}},
 		Scheme:                        scheme,
 		Controller:                    config.Controller{SkipNameValidation: ptr.To(opts.InProcessRestarts)},
 		Metrics:                       metrics,
 		HealthProbeBindAddress:        opts.ProbeAddr,
+		PprofBindAddress:              opts.PprofAddr,
 		LeaderElection:                opts.LeaderElection,
 		LeaderElectionID:              LeaderElectionID,
 		LeaderElectionNamespace:       opts.LeaderElectionNamespace,

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
@@ -15,9 +14,12 @@ import (
 // Plan moves every node as far as the observations allow, starts as many new nodes as pacing
 // permits, and summarises the operation.
 //
-// Starting a node is only a status change (Pending to Preflight or Running) plus the node's
-// first action; the controller records the status before acting, so a restarted operator sees
-// which nodes were started and never exceeds the concurrency.
+// Starting a node is a status change (Pending to Preflight or Running) plus the node's first
+// action, which leaves a mark in the cluster (a preflight pod, our cordon, a reboot pod or a
+// Job). A Pending node that carries such a mark was started by a pass whose status write did
+// not land (a restart, a conflict): it is adopted as in flight. Since pending nodes start in a
+// fixed order, a stale view can only pick the same nodes again, and names are deterministic, so
+// nothing runs twice and the concurrency holds.
 func Plan(s Settings, nodes []Node, now time.Time) Result {
 	res := Result{Nodes: make(map[string]kairosv1alpha1.NodeStatus, len(nodes))}
 	p := planner{s: s, now: now, res: &res}
@@ -38,7 +40,7 @@ func Plan(s Settings, nodes []Node, now time.Time) Result {
 func keepTimestampIfUnchanged(recorded, planned kairosv1alpha1.NodeStatus) kairosv1alpha1.NodeStatus {
 	cmp := planned
 	cmp.LastUpdated = recorded.LastUpdated
-	if equality.Semantic.DeepEqual(cmp, recorded) {
+	if cmp.Equal(recorded) {
 		return recorded
 	}
 	return planned
@@ -136,13 +138,29 @@ func (p *planner) step(n Node, st kairosv1alpha1.NodeStatus) kairosv1alpha1.Node
 		st = p.preflight(n, st)
 	case kairosv1alpha1.NodeRunning:
 		st = p.run(n, st)
-	case "":
-		st.Phase = kairosv1alpha1.NodePending
+	case kairosv1alpha1.NodePending, "":
+		st = p.adopt(n, st)
 	}
 	if st.Phase.Finished() {
 		p.cleanUp(n)
 	}
 	return st
+}
+
+// adopt treats a Pending node that already carries a mark of ours as started.
+func (p *planner) adopt(n Node, st kairosv1alpha1.NodeStatus) kairosv1alpha1.NodeStatus {
+	st.Phase = kairosv1alpha1.NodePending
+	if n.Job == nil && !n.RebootPodExists && !n.CordonedByUs && n.Preflight == nil {
+		return st
+	}
+	st.Phase = kairosv1alpha1.NodeRunning
+	if n.Preflight != nil && n.Job == nil && !n.RebootPodExists && !n.CordonedByUs {
+		st.Phase = kairosv1alpha1.NodePreflight
+	}
+	if st.StartedAt == nil {
+		st.StartedAt = p.stamp()
+	}
+	return p.step(n, st)
 }
 
 // cleanUp removes what a finished node no longer needs; on deletion it also releases cordons,

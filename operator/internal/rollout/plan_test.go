@@ -439,3 +439,24 @@ func TestPlanRecordsStartAndFinishTimes(t *testing.T) {
 }
 
 func corePhase(p string) corev1.PodPhase { return corev1.PodPhase(p) }
+
+func TestPlanAdoptsNodesStartedByALostStatusWrite(t *testing.T) {
+	// The previous pass created w1's Job and cordoned w2, but its status write did not land.
+	nodes := []Node{
+		node("w1", pending, jobRunning),
+		node("w2", pending, cordonedByUs),
+		node("w3", pending),
+		node("w4", pending),
+	}
+	res := Plan(Settings{Concurrency: 3, Cordon: true}, nodes, now)
+	want := map[string]kairosv1alpha1.NodePhase{"w1": running, "w2": running, "w3": running, "w4": pending}
+	for name, phase := range want {
+		if got := res.Nodes[name].Phase; got != phase {
+			t.Errorf("node %s: %q, want %q", name, got, phase)
+		}
+	}
+	// w2 is cordoned by us: it goes on to its Job; w3 is the one new start.
+	if wantActs := []Action{act(CreateJob, "w2"), act(Cordon, "w3")}; !slices.Equal(res.Actions, wantActs) {
+		t.Errorf("actions %v, want %v", res.Actions, wantActs)
+	}
+}

@@ -79,11 +79,13 @@ func (r *Reconciler) create(ctx context.Context, op *kairosv1alpha1.NodeOp, obj 
 // The patch carries the node's resourceVersion, so it never overwrites someone else's change
 // made in between; a conflict is retried by the next reconcile.
 func (r *Reconciler) setCordon(ctx context.Context, op *kairosv1alpha1.NodeOp, name string, cordon bool) error {
-	var node corev1.Node
-	if err := r.Get(ctx, client.ObjectKey{Name: name}, &node); err != nil {
+	var cached corev1.Node
+	if err := r.Get(ctx, client.ObjectKey{Name: name}, &cached); err != nil {
 		return fmt.Errorf("get node %s: %w", name, err)
 	}
-	orig := node.DeepCopy()
+	// The cache hands out shared objects: change a copy, never the original.
+	orig := &cached
+	node := *cached.DeepCopy()
 	owner := op.CordonOwner()
 	if cordon {
 		if node.Spec.Unschedulable {

@@ -4,11 +4,11 @@ package nodeop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
@@ -42,14 +42,17 @@ type Reconciler struct {
 	Metrics  *Metrics
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
+
+	written lastWrites
 }
 
 // Reconcile moves one NodeOp forward.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	op := &kairosv1alpha1.NodeOp{}
-	if err := r.Get(ctx, req.NamespacedName, op); err != nil {
+	cached := &kairosv1alpha1.NodeOp{}
+	if err := r.Get(ctx, req.NamespacedName, cached); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	op := r.written.freshest(cached)
 	deleting := !op.DeletionTimestamp.IsZero()
 	if !deleting && op.Spec.Cordon && !controllerutil.ContainsFinalizer(op, kairosv1alpha1.FinalizerNodeOp) {
 		controllerutil.AddFinalizer(op, kairosv1alpha1.FinalizerNodeOp)
@@ -67,20 +70,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	settings := settingsOf(op, deleting)
 	plan := rollout.Plan(settings, obs.nodes, now)
 
-	// Record first, act second: a node counts as started once the status says so, which is what
-	// keeps a restarted operator within the concurrency.
-	if status := desiredStatus(op, settings, plan, now); !equality.Semantic.DeepEqual(status, op.Status) {
+	// Act first, record second: every action leaves a mark in the cluster that the next pass
+	// observes (see rollout.Plan), so the status may lag without anything running twice, and a
+	// node's hand-over does not wait for a status write.
+	actErr := r.act(ctx, op, obs, plan.Actions)
+	if status := desiredStatus(op, settings, plan, now); !sameStatus(status, op.Status) {
 		r.reportTransitions(op, obs, plan.Nodes, now)
 		op.Status = status
 		if err := r.Status().Update(ctx, op); err != nil {
 			if apierrors.IsConflict(err) {
-				return ctrl.Result{Requeue: true}, nil // a newer NodeOp is on its way to the cache
+				return ctrl.Result{Requeue: true}, actErr // a newer NodeOp is on its way to the cache
 			}
-			return ctrl.Result{}, fmt.Errorf("update status of NodeOp %s: %w", op.Name, err)
+			return ctrl.Result{}, errors.Join(actErr, fmt.Errorf("update status of NodeOp %s: %w", op.Name, err))
 		}
+		r.written.remember(op)
 	}
-	if err := r.act(ctx, op, obs, plan.Actions); err != nil {
-		return ctrl.Result{}, err
+	if actErr != nil {
+		return ctrl.Result{}, actErr
 	}
 	if deleting && plan.Idle {
 		return ctrl.Result{}, r.release(ctx, op)
@@ -124,6 +130,7 @@ func (r *Reconciler) recordTargets(ctx context.Context, op *kairosv1alpha1.NodeO
 // release lets a deleted NodeOp go once nothing of it runs and no cordon of it remains.
 func (r *Reconciler) release(ctx context.Context, op *kairosv1alpha1.NodeOp) error {
 	r.Drains.Forget(op.UID)
+	r.written.forget(op.UID)
 	r.Metrics.forget(op)
 	if !controllerutil.ContainsFinalizer(op, kairosv1alpha1.FinalizerNodeOp) {
 		return nil

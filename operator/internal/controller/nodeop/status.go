@@ -34,10 +34,19 @@ func desiredStatus(op *kairosv1alpha1.NodeOp, s rollout.Settings, res rollout.Re
 	st.Phase, st.Message = res.Phase, res.Message
 	st.ObservedGeneration = op.Generation
 	setConditions(&st, op.Generation, s, res)
-	if !equality.Semantic.DeepEqual(st, op.Status) {
+	if !sameStatus(st, op.Status) {
 		st.LastUpdated = metav1.NewTime(now)
 	}
 	return st
+}
+
+// sameStatus compares two statuses, the per-node map field by field (it is the large part).
+func sameStatus(a, b kairosv1alpha1.NodeOpStatus) bool {
+	if !kairosv1alpha1.EqualNodeStatuses(a.NodeStatuses, b.NodeStatuses) {
+		return false
+	}
+	a.NodeStatuses, b.NodeStatuses = nil, nil
+	return equality.Semantic.DeepEqual(a, b)
 }
 
 func setConditions(st *kairosv1alpha1.NodeOpStatus, gen int64, s rollout.Settings, res rollout.Result) {
