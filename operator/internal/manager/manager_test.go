@@ -98,8 +98,10 @@ func TestManagerServesProbesMetricsAndLeads(t *testing.T) {
 		}
 	}
 	metrics := getEventually(t, "http://"+opts.MetricsAddr+"/metrics")
-	if !strings.Contains(metrics, "leader_election_master_status") {
-		t.Errorf("metrics lack leader_election_master_status:\n%.400s", metrics)
+	for _, name := range []string{"leader_election_master_status", "kairos_nodeop_reboot_duration_seconds"} {
+		if !strings.Contains(metrics, name) {
+			t.Errorf("metrics lack %s", name)
+		}
 	}
 
 	select {
@@ -113,6 +115,14 @@ func TestManagerServesProbesMetricsAndLeads(t *testing.T) {
 	}
 	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
 		t.Error("leader Lease has no holder")
+	}
+	// Once leading, the NodeOp controller runs and reports its own metrics.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(getEventually(t, "http://"+opts.MetricsAddr+"/metrics"), `controller_runtime_max_concurrent_reconciles{controller="nodeop"}`) {
+		if time.Now().After(deadline) {
+			t.Fatal("the NodeOp controller reports no metrics after election")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 
 	cancel()

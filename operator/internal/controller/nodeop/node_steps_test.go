@@ -43,6 +43,15 @@ func TestCordonIsOwnedAndUndone(t *testing.T) {
 	if !f.getNode(taken).Spec.Unschedulable {
 		t.Error("a node cordoned by someone else was uncordoned")
 	}
+	f.eventually("an Event for each node step", func() bool {
+		reasons := f.eventReasons(op)
+		for _, want := range []string{"NodeStarted", "Cordoned", "JobCreated", "Uncordoned", "NodeCompleted"} {
+			if !reasons[want] {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 func TestFailedNodeStaysCordonedUnlessAsked(t *testing.T) {
@@ -123,6 +132,7 @@ func TestDrainBlockedByPodDisruptionBudgetFailsAfterTimeout(t *testing.T) {
 		s.DrainOptions = &kairosv1alpha1.DrainOptions{Enabled: true, GracePeriodSeconds: ptr.To[int32](0), TimeoutSeconds: ptr.To[int32](2)}
 	})
 	st := f.waitNode(op, node, kairosv1alpha1.NodeFailed)
+	f.eventually("a NodeFailed warning", func() bool { return f.eventReasons(op)["NodeFailed"] })
 	if !contains(st.Message, "db-0") || !contains(st.Message, "Drain failed") {
 		t.Errorf("message %q does not name the blocking pod", st.Message)
 	}

@@ -12,6 +12,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -344,4 +345,20 @@ func (f *fixture) finishPreflight(op *kairosv1alpha1.NodeOp, node string, phase 
 	if err := env.Client.Status().Update(f.ctx, pod); err != nil {
 		f.t.Fatal(err)
 	}
+}
+
+// eventReasons lists the reasons of the Events recorded about op.
+func (f *fixture) eventReasons(op *kairosv1alpha1.NodeOp) map[string]bool {
+	f.t.Helper()
+	var list eventsv1.EventList
+	if err := env.Client.List(f.ctx, &list, client.InNamespace(f.ns)); err != nil {
+		f.t.Fatal(err)
+	}
+	reasons := map[string]bool{}
+	for _, ev := range list.Items {
+		if ev.Regarding.UID == op.UID {
+			reasons[ev.Reason] = true
+		}
+	}
+	return reasons
 }
