@@ -23,17 +23,7 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	var err error
-	env, err = testenv.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stop test API server:", err)
-	}
-	os.Exit(code)
+	os.Exit(testenv.RunTests(m, &env))
 }
 
 var namespaceSeq atomic.Int32

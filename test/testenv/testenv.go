@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"testing"
 
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -90,4 +91,20 @@ func Start() (*Env, error) {
 // Stop stops the API server and etcd.
 func (e *Env) Stop() error {
 	return e.env.Stop()
+}
+
+// RunTests is a package's TestMain body: it starts the API server into *env, runs the tests
+// and stops the server, returning the exit code.
+func RunTests(m *testing.M, env **Env) int {
+	started, err := Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	*env = started
+	code := m.Run()
+	if err := started.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stop test API server:", err)
+	}
+	return code
 }

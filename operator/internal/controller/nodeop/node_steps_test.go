@@ -61,8 +61,9 @@ func TestFailedNodeStaysCordonedUnlessAsked(t *testing.T) {
 	// Target each node through a label of its own.
 	for _, n := range []string{a, b} {
 		node := f.getNode(n)
+		patch := client.MergeFrom(node.DeepCopy())
 		node.Labels["pick"] = n
-		if err := envClient().Update(f.ctx, node); err != nil {
+		if err := envClient().Patch(f.ctx, node, patch); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -48,7 +48,7 @@ func TestRestartSafety(t *testing.T) {
 	v := &violations{}
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); v.checkJobs(ctx, jobWatch, f) }()
+	go func() { defer wg.Done(); v.checkJobs(ctx, jobWatch) }()
 	go func() { defer wg.Done(); v.checkCordons(ctx, nodeWatch, concurrency) }()
 
 	stop := startOperator(t)
@@ -107,9 +107,29 @@ func (v *violations) add(format string, args ...any) {
 
 // checkJobs records every Job creation and plays the Job controller, kubelet and node: each
 // Job's pod succeeds, then the node reboots (new boot ID) a little later.
-func (v *violations) checkJobs(ctx context.Context, w watch.Interface, f *fixture) {
-	defer w.Stop()
+func (v *violations) checkJobs(ctx context.Context, w watch.Interface) {
 	v.jobUIDs = map[string]string{}
+	forEachEvent(ctx, w, func(ev watch.Event) {
+		job, isJob := ev.Object.(*batchv1.Job)
+		if !isJob || ev.Type != watch.Added {
+			return
+		}
+		v.mu.Lock()
+		first, seen := v.jobUIDs[job.Name]
+		if !seen {
+			v.jobUIDs[job.Name] = string(job.UID)
+		}
+		v.mu.Unlock()
+		if seen && first != string(job.UID) {
+			v.add("node %s got a second Job %s", job.Spec.Template.Spec.NodeName, job.Name)
+		}
+		go v.runNode(ctx, job)
+	})
+}
+
+// forEachEvent hands every event of w to fn until ctx ends or the watch closes.
+func forEachEvent(ctx context.Context, w watch.Interface, fn func(watch.Event)) {
+	defer w.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -118,20 +138,7 @@ func (v *violations) checkJobs(ctx context.Context, w watch.Interface, f *fixtur
 			if !ok {
 				return
 			}
-			job, isJob := ev.Object.(*batchv1.Job)
-			if !isJob || ev.Type != watch.Added {
-				continue
-			}
-			v.mu.Lock()
-			first, seen := v.jobUIDs[job.Name]
-			if !seen {
-				v.jobUIDs[job.Name] = string(job.UID)
-			}
-			v.mu.Unlock()
-			if seen && first != string(job.UID) {
-				v.add("node %s got a second Job %s", job.Spec.Template.Spec.NodeName, job.Name)
-			}
-			go v.runNode(ctx, job)
+			fn(ev)
 		}
 	}
 }
@@ -160,35 +167,26 @@ func (v *violations) runNode(ctx context.Context, job *batchv1.Job) {
 
 // checkCordons tracks which nodes carry a cordon of ours: never more than the concurrency.
 func (v *violations) checkCordons(ctx context.Context, w watch.Interface, concurrency int) {
-	defer w.Stop()
 	cordoned := map[string]bool{}
-	for {
-		select {
-		case <-ctx.Done():
+	forEachEvent(ctx, w, func(ev watch.Event) {
+		node, isNode := ev.Object.(*corev1.Node)
+		if !isNode {
 			return
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				return
-			}
-			node, isNode := ev.Object.(*corev1.Node)
-			if !isNode {
-				continue
-			}
-			cordoned[node.Name] = node.Annotations[kairosv1alpha1.AnnotationCordonedBy] != ""
-			n := 0
-			for _, c := range cordoned {
-				if c {
-					n++
-				}
-			}
-			v.mu.Lock()
-			v.maxCordoned = max(v.maxCordoned, n)
-			v.mu.Unlock()
-			if n > concurrency {
-				v.add("%d nodes cordoned at once, concurrency is %d", n, concurrency)
+		}
+		cordoned[node.Name] = node.Annotations[kairosv1alpha1.AnnotationCordonedBy] != ""
+		n := 0
+		for _, c := range cordoned {
+			if c {
+				n++
 			}
 		}
-	}
+		v.mu.Lock()
+		v.maxCordoned = max(v.maxCordoned, n)
+		v.mu.Unlock()
+		if n > concurrency {
+			v.add("%d nodes cordoned at once, concurrency is %d", n, concurrency)
+		}
+	})
 }
 
 // errRecorder lets the test helpers report from a goroutine other than the test's.

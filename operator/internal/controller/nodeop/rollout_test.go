@@ -3,6 +3,8 @@ package nodeop_test
 import (
 	"testing"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
 )
 
@@ -59,9 +61,8 @@ func TestConcurrencyTwoAndZero(t *testing.T) {
 	for _, n := range nodes {
 		f.waitJob(all, n)
 	}
-	if got := f.get(all).Status.RunningNodes; got != 4 {
-		t.Errorf("concurrency 0 runs %d nodes at once, want all 4", got)
-	}
+	// The status follows the Jobs' creation.
+	f.eventually("all 4 nodes in flight with concurrency 0", func() bool { return f.get(all).Status.RunningNodes == 4 })
 }
 
 func TestSelectorAndFixedTargets(t *testing.T) {
@@ -159,9 +160,12 @@ func TestLongNodeNameAndSameNameInTwoNamespaces(t *testing.T) {
 
 func unpause(f *fixture, op *kairosv1alpha1.NodeOp) {
 	f.t.Helper()
+	// A patch, as `kubectl patch` would send: the operator writes status meanwhile, so an
+	// update carrying an older resourceVersion could conflict.
 	cur := f.get(op)
+	patch := client.MergeFrom(cur.DeepCopy())
 	cur.Spec.Paused = false
-	if err := envClient().Update(f.ctx, cur); err != nil {
+	if err := envClient().Patch(f.ctx, cur, patch); err != nil {
 		f.t.Fatal(err)
 	}
 }
