@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,7 +58,7 @@ func TestDefaultKustomizationApplies(t *testing.T) {
 	for _, obj := range objs {
 		if obj.GetKind() == "Namespace" {
 			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: obj.GetName()}}
-			if err := env.Client.Create(ctx, ns); err != nil {
+			if err := env.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 				t.Fatal(err)
 			}
 		}

@@ -57,6 +57,9 @@ func RepoRoot() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
+// Assets is the directory of the test control plane's binaries (etcd, kube-apiserver, kubectl...).
+func Assets() string { return os.Getenv("KUBEBUILDER_ASSETS") }
+
 // Start starts etcd and kube-apiserver and installs the CRDs from config/crd/bases.
 func Start() (*Env, error) {
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
