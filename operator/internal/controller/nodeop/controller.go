@@ -50,6 +50,10 @@ type Reconciler struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cached := &kairosv1alpha1.NodeOp{}
 	if err := r.Get(ctx, req.NamespacedName, cached); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.written.forget(req.NamespacedName)
+			r.Metrics.forget(req.Namespace, req.Name)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	op := r.written.freshest(cached)
@@ -75,7 +79,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	// node's hand-over does not wait for a status write.
 	actErr := r.act(ctx, op, obs, plan.Actions)
 	if status := desiredStatus(op, settings, plan, now); !sameStatus(status, op.Status) {
-		r.reportTransitions(op, obs, plan.Nodes, now)
+		before := op.Status.NodeStatuses
 		op.Status = status
 		if err := r.Status().Update(ctx, op); err != nil {
 			if apierrors.IsConflict(err) {
@@ -84,6 +88,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, errors.Join(actErr, fmt.Errorf("update status of NodeOp %s: %w", op.Name, err))
 		}
 		r.written.remember(op)
+		// Reported once the new status is recorded, so a conflict and retry reports nothing twice.
+		r.reportTransitions(op, obs, before, plan.Nodes, now)
 	}
 	if actErr != nil {
 		return ctrl.Result{}, actErr
@@ -130,8 +136,8 @@ func (r *Reconciler) recordTargets(ctx context.Context, op *kairosv1alpha1.NodeO
 // release lets a deleted NodeOp go once nothing of it runs and no cordon of it remains.
 func (r *Reconciler) release(ctx context.Context, op *kairosv1alpha1.NodeOp) error {
 	r.Drains.Forget(op.UID)
-	r.written.forget(op.UID)
-	r.Metrics.forget(op)
+	r.written.forget(client.ObjectKeyFromObject(op))
+	r.Metrics.forget(op.Namespace, op.Name)
 	if !controllerutil.ContainsFinalizer(op, kairosv1alpha1.FinalizerNodeOp) {
 		return nil
 	}

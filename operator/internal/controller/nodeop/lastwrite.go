@@ -14,20 +14,21 @@ import (
 // previous status write; starting from the stale copy would only earn a conflict and a
 // retry, which is most of a node's hand-over time.
 type lastWrites struct {
-	mu    sync.Mutex
-	byUID map[types.UID]*kairosv1alpha1.NodeOp
+	mu     sync.Mutex
+	byName map[types.NamespacedName]*kairosv1alpha1.NodeOp
 }
 
 // freshest returns the newer of the cached NodeOp and the one last written.
 func (l *lastWrites) freshest(cached *kairosv1alpha1.NodeOp) *kairosv1alpha1.NodeOp {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	mine, ok := l.byUID[cached.UID]
+	key := types.NamespacedName{Namespace: cached.Namespace, Name: cached.Name}
+	mine, ok := l.byName[key]
 	if !ok {
 		return cached
 	}
-	if !newerVersion(mine.ResourceVersion, cached.ResourceVersion) {
-		delete(l.byUID, cached.UID) // the cache caught up (or someone else wrote since)
+	if mine.UID != cached.UID || !newerVersion(mine.ResourceVersion, cached.ResourceVersion) {
+		delete(l.byName, key) // the cache caught up, someone else wrote since, or a new NodeOp
 		return cached
 	}
 	return mine.DeepCopy()
@@ -36,16 +37,16 @@ func (l *lastWrites) freshest(cached *kairosv1alpha1.NodeOp) *kairosv1alpha1.Nod
 func (l *lastWrites) remember(op *kairosv1alpha1.NodeOp) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.byUID == nil {
-		l.byUID = map[types.UID]*kairosv1alpha1.NodeOp{}
+	if l.byName == nil {
+		l.byName = map[types.NamespacedName]*kairosv1alpha1.NodeOp{}
 	}
-	l.byUID[op.UID] = op.DeepCopy()
+	l.byName[types.NamespacedName{Namespace: op.Namespace, Name: op.Name}] = op.DeepCopy()
 }
 
-func (l *lastWrites) forget(uid types.UID) {
+func (l *lastWrites) forget(key types.NamespacedName) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.byUID, uid)
+	delete(l.byName, key)
 }
 
 // newerVersion compares resource versions as the numbers the API server makes them; when

@@ -61,9 +61,10 @@ func (m *Metrics) setInFlight(op *kairosv1alpha1.NodeOp, n int32) {
 	m.inFlight.WithLabelValues(op.Namespace, op.Name).Set(float64(n))
 }
 
-func (m *Metrics) forget(op *kairosv1alpha1.NodeOp) {
-	m.inFlight.DeleteLabelValues(op.Namespace, op.Name)
-	m.failures.DeleteLabelValues(op.Namespace, op.Name)
+// forget drops the series of a NodeOp that is gone.
+func (m *Metrics) forget(namespace, name string) {
+	m.inFlight.DeleteLabelValues(namespace, name)
+	m.failures.DeleteLabelValues(namespace, name)
 }
 
 func (m *Metrics) observeNodeDone(op *kairosv1alpha1.NodeOp, st kairosv1alpha1.NodeStatus, result string) {

@@ -87,8 +87,7 @@ func setConditions(st *kairosv1alpha1.NodeOpStatus, gen int64, s rollout.Setting
 }
 
 // reportTransitions records an Event and metrics for every node whose state changed.
-func (r *Reconciler) reportTransitions(op *kairosv1alpha1.NodeOp, obs *observation, updated map[string]kairosv1alpha1.NodeStatus, now time.Time) {
-	old := op.Status.NodeStatuses
+func (r *Reconciler) reportTransitions(op *kairosv1alpha1.NodeOp, obs *observation, old, updated map[string]kairosv1alpha1.NodeStatus, now time.Time) {
 	for name, st := range updated {
 		before := old[name]
 		if before.Phase != st.Phase {
