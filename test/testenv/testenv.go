@@ -81,6 +81,9 @@ func Start() (*Env, error) {
 	}
 	cfg, err := env.Start()
 	if err != nil {
+		// Start may fail after launching etcd and kube-apiserver (a CRD refused, say): stop
+		// them, or they outlive the test run.
+		_ = env.Stop()
 		return nil, fmt.Errorf("start test API server: %w", err)
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
