@@ -61,7 +61,13 @@ func RepoRoot() string {
 func Assets() string { return os.Getenv("KUBEBUILDER_ASSETS") }
 
 // Start starts etcd and kube-apiserver and installs the CRDs from config/crd/bases.
-func Start() (*Env, error) {
+func Start() (*Env, error) { return start(true) }
+
+// StartWithoutCRDs starts a control plane without the project's CRDs: a cluster where the
+// operator is not installed.
+func StartWithoutCRDs() (*Env, error) { return start(false) }
+
+func start(withCRDs bool) (*Env, error) {
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" {
 		return nil, errors.New("KUBEBUILDER_ASSETS is not set: run the tests with `make test`, " +
@@ -73,11 +79,10 @@ func Start() (*Env, error) {
 		}
 	}
 	scheme := NewScheme()
-	env := &envtest.Environment{
-		BinaryAssetsDirectory: assets,
-		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot(), "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-		Scheme:                scheme,
+	env := &envtest.Environment{BinaryAssetsDirectory: assets, Scheme: scheme}
+	if withCRDs {
+		env.CRDDirectoryPaths = []string{filepath.Join(RepoRoot(), "config", "crd", "bases")}
+		env.ErrorIfCRDPathMissing = true
 	}
 	cfg, err := env.Start()
 	if err != nil {
