@@ -7,6 +7,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/execonnodes"
+	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/status"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/version"
 )
 
@@ -26,6 +27,7 @@ it writes the operator's objects for you and follows them.`,
 	flags.AddFlags(root.PersistentFlags())
 	root.AddCommand(
 		execonnodes.NewCommand(flags, streams),
+		status.NewCommand(flags, streams),
 		version.NewCommand(streams),
 	)
 	return root
