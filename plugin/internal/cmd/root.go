@@ -6,6 +6,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/completion"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/execonnodes"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/status"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/version"
@@ -29,6 +30,9 @@ it writes the operator's objects for you and follows them.`,
 		execonnodes.NewCommand(flags, streams),
 		status.NewCommand(flags, streams),
 		version.NewCommand(streams),
+		completion.NewCommand(streams),
 	)
+	// cobra's own completion command would show "kubectl kairos" scripts for the wrong binary.
+	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }
