@@ -34,7 +34,7 @@ func Scheme() *runtime.Scheme {
 }
 
 // Client returns a client for the cluster and the namespace that kubectl's flags select.
-func Client(flags *genericclioptions.ConfigFlags) (client.Client, string, error) {
+func Client(flags *genericclioptions.ConfigFlags) (client.WithWatch, string, error) {
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
 		return nil, "", fmt.Errorf("load kubeconfig: %w", err)
@@ -43,7 +43,7 @@ func Client(flags *genericclioptions.ConfigFlags) (client.Client, string, error)
 	if err != nil {
 		return nil, "", fmt.Errorf("find the namespace: %w", err)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: Scheme()})
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: Scheme()})
 	if err != nil {
 		return nil, "", fmt.Errorf("connect to the cluster: %w", err)
 	}

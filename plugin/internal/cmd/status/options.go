@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/kube"
@@ -21,6 +22,7 @@ type Options struct {
 
 	AllNamespaces bool
 	Output        string
+	Watch         bool
 	kind, name    string
 	// Now is the clock for ages and durations; tests fix it.
 	Now func() time.Time
@@ -35,6 +37,7 @@ func NewOptions(flags *genericclioptions.ConfigFlags, streams genericiooptions.I
 func (o *Options) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "List operations in every namespace.")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: json or yaml (default: tables).")
+	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", o.Watch, "Keep showing changes (until the operation finishes, or Ctrl-C).")
 }
 
 // Complete reads the optional TYPE/NAME.
@@ -56,13 +59,16 @@ func (o *Options) Validate() error {
 	default:
 		return fmt.Errorf("-o %q: use json or yaml, or leave it out for tables", o.Output)
 	}
+	if o.Watch && o.Output != "" {
+		return fmt.Errorf("--watch shows tables; leave out -o %s", o.Output)
+	}
 	if o.AllNamespaces && o.name != "" {
 		return fmt.Errorf("-A lists every operation; leave it out to show %s", o.name)
 	}
 	return nil
 }
 
-// Run gathers the report, then prints it.
+// Run gathers the report, then prints it; with --watch, again on every change.
 func (o *Options) Run(ctx context.Context) error {
 	c, ns, err := kube.Client(o.configFlags)
 	if err != nil {
@@ -71,15 +77,39 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.AllNamespaces {
 		ns = ""
 	}
-	var r *Report
-	if o.name != "" {
-		r, err = gatherOne(ctx, c, ns, o.kind, o.name)
-	} else {
-		r, err = gatherAll(ctx, c, ns)
+	if !o.Watch {
+		r, err := o.gather(ctx, c, ns)
+		if err != nil {
+			return err
+		}
+		return o.print(r)
 	}
+	// Watch first, read second: no change can fall between the two. The watches end with ctx,
+	// whichever way watching ends.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	watches, err := o.openWatches(ctx, c, ns)
 	if err != nil {
 		return err
 	}
+	r, err := o.gather(ctx, c, ns)
+	if err != nil {
+		for _, w := range watches {
+			w.Stop()
+		}
+		return err
+	}
+	return o.watch(ctx, c, ns, r, watches)
+}
+
+func (o *Options) gather(ctx context.Context, c client.Client, ns string) (*Report, error) {
+	if o.name != "" {
+		return gatherOne(ctx, c, ns, o.kind, o.name)
+	}
+	return gatherAll(ctx, c, ns)
+}
+
+func (o *Options) print(r *Report) error {
 	switch o.Output {
 	case "json":
 		enc := json.NewEncoder(o.streams.Out)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -165,5 +166,107 @@ func TestStatusRefusesBadInput(t *testing.T) {
 	o.Output = "wide"
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "json or yaml") {
 		t.Errorf("bad output: %v", err)
+	}
+}
+
+// syncBuffer is written by the watching command and read by the test.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestStatusWatchFollowsUntilTheOperationFinishes(t *testing.T) {
+	ctx := context.Background()
+	kubeconfig, now := fixture(t, "status-watch")
+	flags := genericclioptions.NewConfigFlags(true)
+	flags.KubeConfig, flags.Namespace = ptr.To(kubeconfig), ptr.To("status-watch")
+	out := &syncBuffer{}
+	o := NewOptions(flags, genericiooptions.IOStreams{Out: out, ErrOut: out})
+	o.Now, o.Watch = func() time.Time { return now }, true
+	if err := o.Complete([]string{"nodeop/upgrade-workers"}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- o.Run(ctx) }()
+
+	waitFor := func(what string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !strings.Contains(out.String(), what) {
+			if time.Now().After(deadline) {
+				t.Fatalf("watch output never showed %q:\n%s", what, out.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("1/3 nodes done")
+
+	var op kairosv1alpha1.NodeOp
+	setStatus := func(phase kairosv1alpha1.NodeOpPhase, progress string) {
+		t.Helper()
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: "status-watch", Name: "upgrade-workers"}, &op); err != nil {
+			t.Fatal(err)
+		}
+		op.Status.Phase, op.Status.Progress = phase, progress
+		if err := env.Client.Status().Update(ctx, &op); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setStatus(kairosv1alpha1.NodeOpRunning, "2/3")
+	waitFor("2/3 nodes done")
+	setStatus(kairosv1alpha1.NodeOpCompleted, "3/3")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("watch did not end when the operation completed")
+	}
+	if !strings.Contains(out.String(), "Completed, 3/3 nodes done") {
+		t.Errorf("last view:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), clearScreen) {
+		t.Error("cleared the screen though the output is not a terminal")
+	}
+}
+
+func TestStatusWatchStopsOnCtrlC(t *testing.T) {
+	kubeconfig, now := fixture(t, "status-cancel")
+	flags := genericclioptions.NewConfigFlags(true)
+	flags.KubeConfig, flags.Namespace = ptr.To(kubeconfig), ptr.To("status-cancel")
+	out := &syncBuffer{}
+	o := NewOptions(flags, genericiooptions.IOStreams{Out: out, ErrOut: out})
+	o.Now, o.Watch = func() time.Time { return now }, true
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- o.Run(ctx) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "OPERATION") {
+		if time.Now().After(deadline) {
+			t.Fatal("no first view")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel() // what Ctrl-C does through signal.NotifyContext in main
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("watch ended with %v, want a clean stop", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("watch did not stop")
 	}
 }

@@ -1,0 +1,139 @@
+package status
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"golang.org/x/term"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
+	kairosv1alpha2 "github.com/kairos-io/kubectl-kairos/api/v1alpha2"
+	"github.com/kairos-io/kubectl-kairos/plugin/internal/kube"
+)
+
+// clearScreen moves to the top left and clears, so a terminal shows one live view.
+const clearScreen = "\x1b[H\x1b[2J"
+
+// watch prints r, then again after every change of the watched operations, until ctx ends
+// (Ctrl-C: the operation itself is left alone) or a watched single operation finishes.
+func (o *Options) watch(ctx context.Context, c client.WithWatch, ns string, r *Report, watches []watch.Interface) error {
+	live := isTerminal(o.streams.Out)
+	changes := make(chan struct{}, 1)
+	errs := make(chan error, len(watches))
+	for i, list := range o.watchedLists() {
+		go func() { errs <- o.follow(ctx, c, ns, list, watches[i], changes) }()
+	}
+	for first := true; ; first = false {
+		if live {
+			fmt.Fprint(o.streams.Out, clearScreen)
+		} else if !first {
+			fmt.Fprintln(o.streams.Out)
+		}
+		if err := printText(o.streams.Out, r, o.Now(), o.AllNamespaces); err != nil {
+			return err
+		}
+		if r.Detail != nil && isFinished(r.Detail.Phase) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-errs:
+			return err
+		case <-changes:
+		}
+		next, err := o.gather(ctx, c, ns)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		r = next
+	}
+}
+
+func (o *Options) watchedLists() []client.ObjectList {
+	switch o.kind {
+	case "NodeOp":
+		return []client.ObjectList{&kairosv1alpha1.NodeOpList{}}
+	case "NodeOpUpgrade":
+		return []client.ObjectList{&kairosv1alpha1.NodeOpUpgradeList{}}
+	case "OSArtifact":
+		return []client.ObjectList{&kairosv1alpha2.OSArtifactList{}}
+	}
+	return []client.ObjectList{&kairosv1alpha1.NodeOpList{}, &kairosv1alpha1.NodeOpUpgradeList{}, &kairosv1alpha2.OSArtifactList{}}
+}
+
+// openWatches starts a watch per watched type.
+func (o *Options) openWatches(ctx context.Context, c client.WithWatch, ns string) ([]watch.Interface, error) {
+	var watches []watch.Interface
+	for _, list := range o.watchedLists() {
+		w, err := c.Watch(ctx, list, o.listOptions(ns)...)
+		if err != nil {
+			for _, open := range watches {
+				open.Stop()
+			}
+			return nil, kube.Explain(err, "Kairos")
+		}
+		watches = append(watches, w)
+	}
+	return watches, nil
+}
+
+func (o *Options) listOptions(ns string) []client.ListOption {
+	opts := []client.ListOption{client.InNamespace(ns)}
+	if o.name != "" {
+		opts = append(opts, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", o.name)})
+	}
+	return opts
+}
+
+// follow signals on changes every change seen by w, re-opening the watch when the API server
+// ends it, until ctx ends.
+func (o *Options) follow(ctx context.Context, c client.WithWatch, ns string, list client.ObjectList, w watch.Interface, changes chan<- struct{}) error {
+	for {
+		for ev := range w.ResultChan() {
+			if ev.Type == watch.Error {
+				break
+			}
+			select { // one pending signal is enough: the next render reads everything
+			case changes <- struct{}{}:
+			default:
+			}
+		}
+		w.Stop()
+		if ctx.Err() != nil {
+			return nil
+		}
+		var err error
+		if w, err = c.Watch(ctx, list, o.listOptions(ns)...); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return kube.Explain(err, "Kairos")
+		}
+		// Changes made while no watch was open are caught by the next render.
+		select {
+		case changes <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func isFinished(phase string) bool {
+	switch phase {
+	case "Completed", "Failed", "Ready", "Error":
+		return true
+	}
+	return false
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
