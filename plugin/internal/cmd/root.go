@@ -8,6 +8,7 @@ import (
 
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/completion"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/execonnodes"
+	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/logs"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/status"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/version"
 )
@@ -29,6 +30,7 @@ it writes the operator's objects for you and follows them.`,
 	root.AddCommand(
 		execonnodes.NewCommand(flags, streams),
 		status.NewCommand(flags, streams),
+		logs.NewCommand(flags, streams),
 		version.NewCommand(streams),
 		completion.NewCommand(streams),
 	)

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/kube"
+	"github.com/kairos-io/kubectl-kairos/plugin/internal/target"
 )
 
 // Options are the flags and arguments of status.
@@ -43,7 +44,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 // Complete reads the optional TYPE/NAME.
 func (o *Options) Complete(args []string) error {
 	if len(args) == 1 {
-		kind, name, err := parseTarget(args[0])
+		kind, name, err := target.Parse(args[0])
 		if err != nil {
 			return err
 		}

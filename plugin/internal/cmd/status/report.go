@@ -2,9 +2,7 @@ package status
 
 import (
 	"context"
-	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -50,26 +48,6 @@ type NodeRow struct {
 	Message  string       `json:"message,omitempty"`
 	Started  *metav1.Time `json:"started,omitempty"`
 	Finished *metav1.Time `json:"finished,omitempty"`
-}
-
-// kinds maps what users may type to the kind it means.
-var kinds = map[string]string{
-	"nodeop": "NodeOp", "nodeops": "NodeOp", "nop": "NodeOp",
-	"nodeopupgrade": "NodeOpUpgrade", "nodeopupgrades": "NodeOpUpgrade", "nopu": "NodeOpUpgrade", "upgrade": "NodeOpUpgrade",
-	"osartifact": "OSArtifact", "osartifacts": "OSArtifact", "osa": "OSArtifact",
-}
-
-// parseTarget reads TYPE/NAME (a bare NAME means a NodeOp).
-func parseTarget(arg string) (kind, name string, err error) {
-	typ, name, found := strings.Cut(arg, "/")
-	if !found {
-		return "NodeOp", arg, nil
-	}
-	kind, ok := kinds[strings.ToLower(typ)]
-	if !ok || name == "" {
-		return "", "", fmt.Errorf("%q: use TYPE/NAME with TYPE one of nodeop (nop), nodeopupgrade (nopu, upgrade) or osartifact (osa)", arg)
-	}
-	return kind, name, nil
 }
 
 // gatherAll lists every operation in ns ("" for all namespaces).

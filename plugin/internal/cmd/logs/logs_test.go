@@ -1,0 +1,181 @@
+package logs
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/ptr"
+
+	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
+	"github.com/kairos-io/kubectl-kairos/test/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	os.Exit(testenv.RunTests(m, &env))
+}
+
+// fakeSource serves known lines per pod/container; followed logs stay open until ctx ends, as
+// a running container's do.
+type fakeSource struct{ lines map[string]string }
+
+func (f fakeSource) Open(ctx context.Context, _, pod, container string, follow bool) (io.ReadCloser, error) {
+	text, ok := f.lines[pod+"/"+container]
+	if !ok {
+		return nil, fmt.Errorf("no log for %s/%s", pod, container)
+	}
+	if !follow {
+		return io.NopCloser(strings.NewReader(text)), nil
+	}
+	r, w := io.Pipe()
+	go func() {
+		_, _ = io.WriteString(w, text)
+		<-ctx.Done()
+		w.Close()
+	}()
+	return r, nil
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.String() }
+
+// jobPod creates a pod as the Job controller would for op on node: the user's command as init
+// container (done), the reboot sentinel as container (done or running).
+func jobPod(t *testing.T, ns, op, node string) {
+	t.Helper()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: op + "-" + node, Namespace: ns, Labels: map[string]string{
+			kairosv1alpha1.LabelNodeOp: op, kairosv1alpha1.LabelNode: node,
+		}},
+		Spec: corev1.PodSpec{NodeName: node,
+			InitContainers: []corev1.Container{{Name: "nodeop", Image: "busybox"}},
+			Containers:     []corev1.Container{{Name: "request-reboot", Image: "busybox"}}},
+	}
+	if err := env.Client.Create(context.Background(), pod); err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now()
+	pod.Status.Phase = corev1.PodRunning
+	pod.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "nodeop", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{StartedAt: now, FinishedAt: now}}}}
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "request-reboot", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}}}
+	if err := env.Client.Status().Update(context.Background(), pod); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func setup(t *testing.T, ns string) (*Options, *syncBuffer) {
+	t.Helper()
+	if err := env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := env.WriteAdminKubeconfig(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := genericclioptions.NewConfigFlags(true)
+	flags.KubeConfig, flags.Namespace = ptr.To(kubeconfig), ptr.To(ns)
+	out := &syncBuffer{}
+	o := NewOptions(flags, genericiooptions.IOStreams{Out: out, ErrOut: out})
+	o.Source = fakeSource{lines: map[string]string{
+		"up-node-a/nodeop": "upgrading node-a\ndone\n", "up-node-a/request-reboot": "reboot requested\n",
+		"up-node-b/nodeop": "upgrading node-b\n", "up-node-b/request-reboot": "reboot requested\n",
+		"up-node-c/nodeop": "upgrading node-c\n", "up-node-c/request-reboot": "reboot requested\n",
+		"other-node-a/nodeop": "not ours\n", "other-node-a/request-reboot": "not ours\n",
+	}}
+	return o, out
+}
+
+func TestLogsPrefixEveryLineWithItsNode(t *testing.T) {
+	o, out := setup(t, "logs-all")
+	jobPod(t, "logs-all", "up", "node-b")
+	jobPod(t, "logs-all", "up", "node-a")
+	jobPod(t, "logs-all", "other", "node-a")
+	if err := o.Complete([]string{"nop/up"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := "[node-a] upgrading node-a\n[node-a] done\n[node-a] reboot requested\n" +
+		"[node-b] upgrading node-b\n[node-b] reboot requested\n"
+	if out.String() != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+
+	o.Node, out.buf = "node-b", bytes.Buffer{}
+	if err := o.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "[node-b] upgrading node-b\n[node-b] reboot requested\n" {
+		t.Errorf("--node node-b printed:\n%s", got)
+	}
+}
+
+func TestLogsFollowPicksUpNewNodes(t *testing.T) {
+	o, out := setup(t, "logs-follow")
+	jobPod(t, "logs-follow", "up", "node-a")
+	o.Follow = true
+	if err := o.Complete([]string{"up"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- o.Run(ctx) }()
+	waitFor := func(s string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !strings.Contains(out.String(), s) {
+			if time.Now().After(deadline) {
+				t.Fatalf("never saw %q:\n%s", s, out.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("[node-a] upgrading node-a")
+	jobPod(t, "logs-follow", "up", "node-c") // the rollout reaches another node
+	waitFor("[node-c] upgrading node-c")
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("following ended with %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("following did not stop")
+	}
+	if strings.Contains(out.String(), "not ours") {
+		t.Error("printed another operation's logs")
+	}
+}
+
+func TestLogsWithoutPodsSaysWhy(t *testing.T) {
+	o, _ := setup(t, "logs-none")
+	if err := o.Complete([]string{"nop/up"}); err != nil {
+		t.Fatal(err)
+	}
+	err := o.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "no pods") || !strings.Contains(err.Error(), "kubectl kairos status") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -1,0 +1,197 @@
+package logs
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
+	kairosv1alpha2 "github.com/kairos-io/kubectl-kairos/api/v1alpha2"
+	"github.com/kairos-io/kubectl-kairos/plugin/internal/kube"
+	"github.com/kairos-io/kubectl-kairos/plugin/internal/target"
+)
+
+// Options are the flags and arguments of logs.
+type Options struct {
+	configFlags *genericclioptions.ConfigFlags
+	streams     genericiooptions.IOStreams
+
+	Node   string
+	Follow bool
+	kind   string
+	name   string
+	// Source opens container logs; nil means through the API server.
+	Source Source
+
+	out sync.Mutex // one line at a time from concurrent streams
+}
+
+// NewOptions returns the defaults.
+func NewOptions(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *Options {
+	return &Options{configFlags: flags, streams: streams}
+}
+
+// AddFlags registers the command's flags.
+func (o *Options) AddFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.Node, "node", o.Node, "Only this node's logs.")
+	cmd.Flags().BoolVarP(&o.Follow, "follow", "f", o.Follow, "Keep streaming, including pods of nodes the rollout reaches later (Ctrl-C stops).")
+}
+
+// Complete reads NAME or TYPE/NAME.
+func (o *Options) Complete(args []string) error {
+	kind, name, err := target.Parse(args[0])
+	o.kind, o.name = kind, name
+	return err
+}
+
+// Validate has nothing more to check than Complete did; it keeps the usual shape.
+func (o *Options) Validate() error { return nil }
+
+// selector picks the pods whose logs belong to the operation. A NodeOpUpgrade's NodeOp has the
+// NodeOpUpgrade's name.
+func (o *Options) selector() client.MatchingLabels {
+	if o.kind == target.OSArtifact {
+		return client.MatchingLabels{kairosv1alpha2.LabelArtifact: o.name}
+	}
+	sel := client.MatchingLabels{kairosv1alpha1.LabelNodeOp: o.name}
+	if o.Node != "" {
+		sel[kairosv1alpha1.LabelNode] = kairosv1alpha1.NodeLabelValue(o.Node)
+	}
+	return sel
+}
+
+// Run prints the logs; with --follow it keeps streaming until ctx ends.
+func (o *Options) Run(ctx context.Context) error {
+	c, ns, err := kube.Client(o.configFlags)
+	if err != nil {
+		return err
+	}
+	if o.Source == nil {
+		cfg, err := o.configFlags.ToRESTConfig()
+		if err != nil {
+			return err
+		}
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return err
+		}
+		o.Source = kubeletSource{client: cs}
+	}
+	if o.Follow {
+		return o.follow(ctx, c, ns)
+	}
+	var pods corev1.PodList
+	if err := c.List(ctx, &pods, client.InNamespace(ns), o.selector()); err != nil {
+		return kube.Explain(err, "Pod")
+	}
+	if len(pods.Items) == 0 {
+		return fmt.Errorf("no pods of %s %s yet; its nodes may not have started (see kubectl kairos status %s)", o.kind, o.name, o.name)
+	}
+	sort.Slice(pods.Items, func(i, j int) bool { return pods.Items[i].Spec.NodeName < pods.Items[j].Spec.NodeName })
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		for _, container := range startedContainers(pod) {
+			if err := o.copy(ctx, pod, container, false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// follow streams every started container of every matching pod, present or future.
+func (o *Options) follow(ctx context.Context, c client.WithWatch, ns string) error {
+	w, err := c.Watch(ctx, &corev1.PodList{}, client.InNamespace(ns), o.selector())
+	if err != nil {
+		return kube.Explain(err, "Pod")
+	}
+	defer w.Stop()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	streaming := map[string]bool{} // pod UID/container
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return nil
+			}
+			pod, isPod := ev.Object.(*corev1.Pod)
+			if !isPod || ev.Type == watch.Deleted {
+				continue
+			}
+			for _, container := range startedContainers(pod) {
+				key := string(pod.UID) + "/" + container
+				if streaming[key] {
+					continue
+				}
+				streaming[key] = true
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if err := o.copy(ctx, pod, container, true); err != nil && ctx.Err() == nil {
+						o.line(fmt.Sprintf("[%s] (log of %s/%s ended: %v)", nodeOf(pod), pod.Name, container, err))
+					}
+				}()
+			}
+		}
+	}
+}
+
+// copy writes one container's log, each line prefixed with the pod's node.
+func (o *Options) copy(ctx context.Context, pod *corev1.Pod, container string, follow bool) error {
+	r, err := o.Source.Open(ctx, pod.Namespace, pod.Name, container, follow)
+	if err != nil {
+		return fmt.Errorf("logs of pod %s, container %s: %w", pod.Name, container, err)
+	}
+	defer r.Close()
+	return o.prefixLines(r, "["+nodeOf(pod)+"] ")
+}
+
+func (o *Options) prefixLines(r io.Reader, prefix string) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		o.line(prefix + sc.Text())
+	}
+	return sc.Err()
+}
+
+func (o *Options) line(s string) {
+	o.out.Lock()
+	defer o.out.Unlock()
+	fmt.Fprintln(o.streams.Out, s)
+}
+
+// startedContainers lists the containers of pod that have a log: init containers first, in
+// order, then the others, each once it has started.
+func startedContainers(pod *corev1.Pod) []string {
+	var names []string
+	for _, list := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
+		for _, cs := range list {
+			if cs.State.Running != nil || cs.State.Terminated != nil {
+				names = append(names, cs.Name)
+			}
+		}
+	}
+	return names
+}
+
+func nodeOf(pod *corev1.Pod) string {
+	if pod.Spec.NodeName != "" {
+		return pod.Spec.NodeName
+	}
+	return pod.Labels[kairosv1alpha1.LabelNode]
+}
