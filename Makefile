@@ -50,6 +50,12 @@ build: ## Build the operator, the node labeler and the plugin into bin/.
 fmt: ## Format the code.
 	gofmt -w $$(git ls-files --cached --others --exclude-standard '*.go')
 
+VERSION ?= v0.1.0
+
+.PHONY: dist
+dist: ## Build the plugin's release archives into dist/ and write their sha256 into krew-manifest.yaml.
+	$(GO) run ./hack/dist -version $(VERSION) -out dist -manifest krew-manifest.yaml
+
 ##@ Generate
 
 .PHONY: generate
