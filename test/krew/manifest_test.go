@@ -144,15 +144,7 @@ func TestCheckedInManifestFollowsKrewRules(t *testing.T) {
 // TestDistArchivesMatchTheManifest runs the dist builder for this machine's platform and checks
 // the archive against the manifest it wrote: checksum, contents, and a binary that runs.
 func TestDistArchivesMatchTheManifest(t *testing.T) {
-	out := t.TempDir()
-	manifestPath := filepath.Join(out, "krew-manifest.yaml")
-	cmd := exec.Command("go", "run", "./hack/dist", "-version", "v9.9.9", "-out", out,
-		"-manifest", manifestPath, "-platforms", runtime.GOOS+"/"+runtime.GOARCH)
-	cmd.Dir = testenv.RepoRoot()
-	if output, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("hack/dist: %v\n%s", err, output)
-	}
-	m := load(t, manifestPath)
+	m, out := runDist(t)
 	if m.Spec.Version != "v9.9.9" || len(m.Spec.Platforms) != 1 {
 		t.Fatalf("manifest version %s, %d platforms", m.Spec.Version, len(m.Spec.Platforms))
 	}
@@ -183,19 +175,27 @@ func TestDistArchivesMatchTheManifest(t *testing.T) {
 func TestDistIsReproducible(t *testing.T) {
 	var sums []string
 	for range 2 {
-		out := t.TempDir()
-		manifestPath := filepath.Join(out, "m.yaml")
-		cmd := exec.Command("go", "run", "./hack/dist", "-version", "v9.9.9", "-out", out,
-			"-manifest", manifestPath, "-platforms", runtime.GOOS+"/"+runtime.GOARCH)
-		cmd.Dir = testenv.RepoRoot()
-		if output, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("hack/dist: %v\n%s", err, output)
-		}
-		sums = append(sums, load(t, manifestPath).Spec.Platforms[0].SHA256)
+		m, _ := runDist(t)
+		sums = append(sums, m.Spec.Platforms[0].SHA256)
 	}
 	if sums[0] != sums[1] {
 		t.Errorf("two builds of the same tree gave %s and %s", sums[0], sums[1])
 	}
+}
+
+// runDist builds version v9.9.9 for this machine's platform into a temporary directory and
+// returns the manifest it wrote and the directory.
+func runDist(t *testing.T) (manifest, string) {
+	t.Helper()
+	out := t.TempDir()
+	manifestPath := filepath.Join(out, "krew-manifest.yaml")
+	cmd := exec.Command("go", "run", "./hack/dist", "-version", "v9.9.9", "-out", out,
+		"-manifest", manifestPath, "-platforms", runtime.GOOS+"/"+runtime.GOARCH)
+	cmd.Dir = testenv.RepoRoot()
+	if output, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hack/dist: %v\n%s", err, output)
+	}
+	return load(t, manifestPath), out
 }
 
 func untar(t *testing.T, archive, dir string) map[string]bool {

@@ -1,23 +1,20 @@
 package logs
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/utils/ptr"
 
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
+	"github.com/kairos-io/kubectl-kairos/plugin/internal/plugintest"
 	"github.com/kairos-io/kubectl-kairos/test/testenv"
 )
 
@@ -48,18 +45,6 @@ func (f fakeSource) Open(ctx context.Context, _, pod, container string, follow b
 	return r, nil
 }
 
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.String() }
-
 // jobPod creates a pod as the Job controller would for op on node: the user's command as init
 // container (done), the reboot sentinel as container (done or running).
 func jobPod(t *testing.T, ns, op, node string) {
@@ -84,7 +69,7 @@ func jobPod(t *testing.T, ns, op, node string) {
 	}
 }
 
-func setup(t *testing.T, ns string) (*Options, *syncBuffer) {
+func setup(t *testing.T, ns string) (*Options, *plugintest.Buffer) {
 	t.Helper()
 	if err := env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
@@ -93,10 +78,8 @@ func setup(t *testing.T, ns string) (*Options, *syncBuffer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flags := genericclioptions.NewConfigFlags(true)
-	flags.KubeConfig, flags.Namespace = ptr.To(kubeconfig), ptr.To(ns)
-	out := &syncBuffer{}
-	o := NewOptions(flags, genericiooptions.IOStreams{Out: out, ErrOut: out})
+	out := &plugintest.Buffer{}
+	o := NewOptions(plugintest.Flags(kubeconfig, ns), genericiooptions.IOStreams{Out: out, ErrOut: out})
 	o.Source = fakeSource{lines: map[string]string{
 		"up-node-a/nodeop": "upgrading node-a\ndone\n", "up-node-a/request-reboot": "reboot requested\n",
 		"up-node-b/nodeop": "upgrading node-b\n", "up-node-b/request-reboot": "reboot requested\n",
@@ -123,7 +106,8 @@ func TestLogsPrefixEveryLineWithItsNode(t *testing.T) {
 		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
 	}
 
-	o.Node, out.buf = "node-b", bytes.Buffer{}
+	o.Node = "node-b"
+	out.Reset()
 	if err := o.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -142,19 +126,9 @@ func TestLogsFollowPicksUpNewNodes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- o.Run(ctx) }()
-	waitFor := func(s string) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for !strings.Contains(out.String(), s) {
-			if time.Now().After(deadline) {
-				t.Fatalf("never saw %q:\n%s", s, out.String())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	waitFor("[node-a] upgrading node-a")
+	out.WaitFor(t, "[node-a] upgrading node-a")
 	jobPod(t, "logs-follow", "up", "node-c") // the rollout reaches another node
-	waitFor("[node-c] upgrading node-c")
+	out.WaitFor(t, "[node-c] upgrading node-c")
 	cancel()
 	select {
 	case err := <-done:

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,11 +15,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
 	kairosv1alpha2 "github.com/kairos-io/kubectl-kairos/api/v1alpha2"
+	"github.com/kairos-io/kubectl-kairos/plugin/internal/plugintest"
 	"github.com/kairos-io/kubectl-kairos/test/testenv"
 )
 
@@ -85,10 +84,8 @@ func fixture(t *testing.T, ns string) (kubeconfig string, now time.Time) {
 
 func runStatus(t *testing.T, kubeconfig, ns string, now time.Time, args ...string) string {
 	t.Helper()
-	flags := genericclioptions.NewConfigFlags(true)
-	flags.KubeConfig, flags.Namespace = ptr.To(kubeconfig), ptr.To(ns)
 	var out bytes.Buffer
-	o := NewOptions(flags, genericiooptions.IOStreams{Out: &out, ErrOut: &out})
+	o := NewOptions(plugintest.Flags(kubeconfig, ns), genericiooptions.IOStreams{Out: &out, ErrOut: &out})
 	o.Now = func() time.Time { return now }
 	var rest []string
 	for i := 0; i < len(args); i++ {
@@ -169,31 +166,11 @@ func TestStatusRefusesBadInput(t *testing.T) {
 	}
 }
 
-// syncBuffer is written by the watching command and read by the test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func TestStatusWatchFollowsUntilTheOperationFinishes(t *testing.T) {
 	ctx := context.Background()
 	kubeconfig, now := fixture(t, "status-watch")
-	flags := genericclioptions.NewConfigFlags(true)
-	flags.KubeConfig, flags.Namespace = ptr.To(kubeconfig), ptr.To("status-watch")
-	out := &syncBuffer{}
-	o := NewOptions(flags, genericiooptions.IOStreams{Out: out, ErrOut: out})
+	out := &plugintest.Buffer{}
+	o := NewOptions(plugintest.Flags(kubeconfig, "status-watch"), genericiooptions.IOStreams{Out: out, ErrOut: out})
 	o.Now, o.Watch = func() time.Time { return now }, true
 	if err := o.Complete([]string{"nodeop/upgrade-workers"}); err != nil {
 		t.Fatal(err)
@@ -201,17 +178,7 @@ func TestStatusWatchFollowsUntilTheOperationFinishes(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- o.Run(ctx) }()
 
-	waitFor := func(what string) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for !strings.Contains(out.String(), what) {
-			if time.Now().After(deadline) {
-				t.Fatalf("watch output never showed %q:\n%s", what, out.String())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	waitFor("1/3 nodes done")
+	out.WaitFor(t, "1/3 nodes done")
 
 	var op kairosv1alpha1.NodeOp
 	setStatus := func(phase kairosv1alpha1.NodeOpPhase, progress string) {
@@ -225,7 +192,7 @@ func TestStatusWatchFollowsUntilTheOperationFinishes(t *testing.T) {
 		}
 	}
 	setStatus(kairosv1alpha1.NodeOpRunning, "2/3")
-	waitFor("2/3 nodes done")
+	out.WaitFor(t, "2/3 nodes done")
 	setStatus(kairosv1alpha1.NodeOpCompleted, "3/3")
 	select {
 	case err := <-done:
@@ -245,21 +212,13 @@ func TestStatusWatchFollowsUntilTheOperationFinishes(t *testing.T) {
 
 func TestStatusWatchStopsOnCtrlC(t *testing.T) {
 	kubeconfig, now := fixture(t, "status-cancel")
-	flags := genericclioptions.NewConfigFlags(true)
-	flags.KubeConfig, flags.Namespace = ptr.To(kubeconfig), ptr.To("status-cancel")
-	out := &syncBuffer{}
-	o := NewOptions(flags, genericiooptions.IOStreams{Out: out, ErrOut: out})
+	out := &plugintest.Buffer{}
+	o := NewOptions(plugintest.Flags(kubeconfig, "status-cancel"), genericiooptions.IOStreams{Out: out, ErrOut: out})
 	o.Now, o.Watch = func() time.Time { return now }, true
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- o.Run(ctx) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(out.String(), "OPERATION") {
-		if time.Now().After(deadline) {
-			t.Fatal("no first view")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	out.WaitFor(t, "OPERATION")
 	cancel() // what Ctrl-C does through signal.NotifyContext in main
 	select {
 	case err := <-done:
