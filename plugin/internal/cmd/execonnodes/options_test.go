@@ -34,6 +34,7 @@ func kairos(t *testing.T, kubeconfig string, args ...string) (stdout string, err
 	t.Helper()
 	var out, errOut bytes.Buffer
 	root := cmd.NewRootCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	root.SetOut(&out) // cobra's own output (completions, help)
 	root.SetArgs(append([]string{"--kubeconfig", kubeconfig}, args...))
 	err = root.ExecuteContext(context.Background())
 	return out.String(), err
@@ -168,5 +169,22 @@ func TestOperatorNotInstalled(t *testing.T) {
 	_, err = kairos(t, kubeconfig, "exec-on-nodes", "--", "uptime")
 	if err == nil || !strings.Contains(err.Error(), "operator is not installed") || !strings.Contains(err.Error(), "kubectl apply -k") {
 		t.Fatalf("got %v, want a message that the operator is missing and how to install it", err)
+	}
+}
+
+// TestOperationNamesComplete asks for completions the way kubectl_complete-kairos does.
+func TestOperationNamesComplete(t *testing.T) {
+	kubeconfig, ns := setup(t)
+	if _, err := kairos(t, kubeconfig, "-n", ns, "exec-on-nodes", "--name", "clean-logs", "--", "true"); err != nil {
+		t.Fatal(err)
+	}
+	for _, verb := range []string{"status", "logs"} {
+		out, err := kairos(t, kubeconfig, "-n", ns, "__complete", verb, "nodeop/cl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(out, "nodeop/clean-logs\n") {
+			t.Errorf("%s completion:\n%s", verb, out)
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kairos-io/kubectl-kairos/plugin/internal/kube"
 )
 
 const example = `  # Every NodeOp, NodeOpUpgrade and OSArtifact in the current namespace
@@ -36,6 +38,7 @@ func NewCommand(flags *genericclioptions.ConfigFlags, streams genericiooptions.I
 			return o.Run(cmd.Context())
 		},
 	}
+	cmd.ValidArgsFunction = kube.CompleteOperations(flags)
 	o.AddFlags(cmd)
 	return cmd
 }
