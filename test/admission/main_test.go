@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,13 +31,7 @@ var namespaceSeq atomic.Int32
 // different tests never meet.
 func newNamespace(t *testing.T) string {
 	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name: fmt.Sprintf("adm-%d", namespaceSeq.Add(1)),
-	}}
-	if err := env.Client.Create(context.Background(), ns); err != nil {
-		t.Fatalf("create namespace: %v", err)
-	}
-	return ns.Name
+	return env.CreateNamespace(t, fmt.Sprintf("adm-%d", namespaceSeq.Add(1)))
 }
 
 // decodeDocs splits a multi-document YAML file into objects, sent to the API server exactly as

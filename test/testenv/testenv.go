@@ -5,6 +5,7 @@
 package testenv
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,42 +13,21 @@ import (
 	"runtime"
 	"testing"
 
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
-	kairosv1alpha2 "github.com/kairos-io/kubectl-kairos/api/v1alpha2"
+	apischeme "github.com/kairos-io/kubectl-kairos/api/scheme"
 )
 
 // Env is a running API server with the project's CRDs.
 type Env struct {
 	Config *rest.Config
 	Client client.Client
-	Scheme *k8sruntime.Scheme
 
 	env *envtest.Environment
-}
-
-// NewScheme returns a scheme with the built-in Kubernetes types and the project's APIs.
-func NewScheme() *k8sruntime.Scheme {
-	s := k8sruntime.NewScheme()
-	for _, add := range []func(*k8sruntime.Scheme) error{
-		clientgoscheme.AddToScheme, kairosv1alpha1.AddToScheme, kairosv1alpha2.AddToScheme,
-	} {
-		if err := add(s); err != nil {
-			panic(err) // only a programming error gets here
-		}
-	}
-	return s
-}
-
-// Codecs decodes YAML and JSON into the project's types.
-func Codecs(s *k8sruntime.Scheme) serializer.CodecFactory {
-	return serializer.NewCodecFactory(s, serializer.EnableStrict)
 }
 
 // RepoRoot is the root of the work tree, found from this file's location so that tests in any
@@ -78,7 +58,7 @@ func start(withCRDs bool) (*Env, error) {
 			return nil, fmt.Errorf("test control plane incomplete (%w): run `make testbin`", err)
 		}
 	}
-	scheme := NewScheme()
+	scheme := apischeme.New()
 	env := &envtest.Environment{BinaryAssetsDirectory: assets, Scheme: scheme}
 	if withCRDs {
 		env.CRDDirectoryPaths = []string{filepath.Join(RepoRoot(), "config", "crd", "bases")}
@@ -96,7 +76,7 @@ func start(withCRDs bool) (*Env, error) {
 		_ = env.Stop()
 		return nil, fmt.Errorf("create client: %w", err)
 	}
-	return &Env{Config: cfg, Client: c, Scheme: scheme, env: env}, nil
+	return &Env{Config: cfg, Client: c, env: env}, nil
 }
 
 // Stop stops the API server and etcd.
@@ -118,4 +98,15 @@ func RunTests(m *testing.M, env **Env) int {
 		fmt.Fprintln(os.Stderr, "stop test API server:", err)
 	}
 	return code
+}
+
+// CreateNamespace creates the namespace name for a test (failing the test if it cannot) and
+// returns the name, so tests with objects of the same name never meet.
+func (e *Env) CreateNamespace(t testing.TB, name string) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := e.Client.Create(context.Background(), ns); err != nil {
+		t.Fatalf("create namespace %s: %v", name, err)
+	}
+	return name
 }

@@ -56,15 +56,7 @@ type drainRun struct {
 // operator restart a drain is simply started again, which is harmless since drains are
 // idempotent.
 type Runner struct {
-	client kubernetes.Interface
-	// notify is called when a drain ends, to wake the owner's reconcile.
-	notify func(owner types.NamespacedName)
-	// skipPod keeps the operator's own pods on the node.
-	skipPod func(*corev1.Pod) bool
-	// retryDelay is the pause between evictions refused by a PodDisruptionBudget.
-	retryDelay time.Duration
-	// observe receives how long each finished drain took and whether it succeeded.
-	observe func(d time.Duration, ok bool)
+	cfg Config
 
 	mu   sync.Mutex
 	runs map[Key]*drainRun
@@ -73,6 +65,7 @@ type Runner struct {
 // Config configures a Runner.
 type Config struct {
 	Client kubernetes.Interface
+	// Notify is called when a drain ends, to wake the owner's reconcile.
 	Notify func(owner types.NamespacedName)
 	// SkipPod reports pods the drain must leave alone (besides what kubectl drain skips).
 	SkipPod func(*corev1.Pod) bool
@@ -84,17 +77,13 @@ type Config struct {
 
 // NewRunner returns a Runner.
 func NewRunner(c Config) *Runner {
-	r := &Runner{
-		client: c.Client, notify: c.Notify, skipPod: c.SkipPod, retryDelay: c.EvictionRetryDelay,
-		observe: c.Observe, runs: map[Key]*drainRun{},
+	if c.EvictionRetryDelay <= 0 {
+		c.EvictionRetryDelay = 5 * time.Second
 	}
-	if r.retryDelay <= 0 {
-		r.retryDelay = 5 * time.Second
+	if c.SkipPod == nil {
+		c.SkipPod = func(*corev1.Pod) bool { return false }
 	}
-	if r.skipPod == nil {
-		r.skipPod = func(*corev1.Pod) bool { return false }
-	}
-	return r
+	return &Runner{cfg: c, runs: map[Key]*drainRun{}}
 }
 
 // Start begins draining key.Node unless a drain for key is running or has ended.
@@ -149,17 +138,17 @@ func (r *Runner) drain(ctx context.Context, key Key, run *drainRun, opts Options
 	blocked := &lastLines{}
 	helper := &kubedrain.Helper{
 		Ctx:                  ctx,
-		Client:               r.client,
+		Client:               r.cfg.Client,
 		Force:                opts.Force,
 		GracePeriodSeconds:   opts.GracePeriodSeconds,
 		IgnoreAllDaemonSets:  opts.IgnoreDaemonSets,
 		DeleteEmptyDirData:   opts.DeleteEmptyDirData,
 		Timeout:              opts.Timeout,
-		EvictErrorRetryDelay: r.retryDelay,
+		EvictErrorRetryDelay: r.cfg.EvictionRetryDelay,
 		Out:                  &lastLines{},
 		ErrOut:               blocked,
 		AdditionalFilters: []kubedrain.PodFilter{func(pod corev1.Pod) kubedrain.PodDeleteStatus {
-			if r.skipPod(&pod) {
+			if r.cfg.SkipPod(&pod) {
 				return kubedrain.MakePodDeleteStatusSkip()
 			}
 			return kubedrain.MakePodDeleteStatusOkay()
@@ -186,11 +175,11 @@ func (r *Runner) drain(ctx context.Context, key Key, run *drainRun, opts Options
 		logger.Info("Drained node", "duration", elapsed)
 	}
 	r.mu.Unlock()
-	if r.observe != nil {
-		r.observe(elapsed, err == nil)
+	if r.cfg.Observe != nil {
+		r.cfg.Observe(elapsed, err == nil)
 	}
-	if r.notify != nil {
-		r.notify(run.owner)
+	if r.cfg.Notify != nil {
+		r.cfg.Notify(run.owner)
 	}
 }
 

@@ -15,9 +15,6 @@ import (
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
 )
 
-// Prefix is what every label the labeler owns starts with; it removes its own stale ones.
-const Prefix = "kairos.io/"
-
 // releaseLabels maps keys of /etc/kairos-release to the labels they become.
 var releaseLabels = map[string]string{
 	"KAIROS_VERSION":          "kairos.io/version",

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,13 +19,13 @@ import (
 )
 
 // ownedLabels are the labels the labeler sets, and so the only ones it ever removes.
-func ownedLabels() map[string]bool {
+var ownedLabels = func() map[string]bool {
 	owned := map[string]bool{kairosv1alpha1.LabelManaged: true, kairosv1alpha1.LabelBootState: true}
 	for _, l := range releaseLabels {
 		owned[l] = true
 	}
 	return owned
-}
+}()
 
 // Labeler keeps one node's labels in line with what its host says.
 type Labeler struct {
@@ -88,7 +87,7 @@ func (l *Labeler) Sync(ctx context.Context) error {
 		}
 	}
 	for key := range node.Labels {
-		if _, keep := desired[key]; !keep && ownedLabels()[key] && strings.HasPrefix(key, Prefix) {
+		if _, keep := desired[key]; !keep && ownedLabels[key] {
 			change[key] = nil // removed by the merge patch
 		}
 	}

@@ -15,8 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -26,8 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	apischeme "github.com/kairos-io/kubectl-kairos/api/scheme"
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
-	kairosv1alpha2 "github.com/kairos-io/kubectl-kairos/api/v1alpha2"
 	"github.com/kairos-io/kubectl-kairos/operator/internal/jobspec"
 )
 
@@ -107,28 +105,12 @@ func (o Options) Validate() error {
 	return errors.Join(errs...)
 }
 
-// NewScheme returns the types the operator reads and writes.
-func NewScheme() (*runtime.Scheme, error) {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, kairosv1alpha1.AddToScheme, kairosv1alpha2.AddToScheme,
-	} {
-		if err := add(s); err != nil {
-			return nil, fmt.Errorf("build scheme: %w", err)
-		}
-	}
-	return s, nil
-}
-
 // New creates the manager with probes and metrics; controllers are added by the caller.
 func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	scheme, err := NewScheme()
-	if err != nil {
-		return nil, err
-	}
+	scheme := apischeme.New()
 	metrics := metricsserver.Options{BindAddress: opts.MetricsAddr, SecureServing: opts.SecureMetrics}
 	if opts.SecureMetrics {
 		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization

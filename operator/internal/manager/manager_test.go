@@ -12,8 +12,6 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kairos-io/kubectl-kairos/test/testenv"
@@ -67,15 +65,12 @@ func freeAddr(t *testing.T) string {
 func TestManagerServesProbesMetricsAndLeads(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "operator-system"}}
-	if err := env.Client.Create(ctx, ns); err != nil {
-		t.Fatal(err)
-	}
+	ns := env.CreateNamespace(t, "operator-system")
 
 	opts := DefaultOptions()
 	opts.MetricsAddr, opts.SecureMetrics = freeAddr(t), false
 	opts.ProbeAddr = freeAddr(t)
-	opts.LeaderElection, opts.LeaderElectionNamespace = true, ns.Name
+	opts.LeaderElection, opts.LeaderElectionNamespace = true, ns
 	mgr, err := New(env.Config, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +97,7 @@ func TestManagerServesProbesMetricsAndLeads(t *testing.T) {
 		t.Fatal("manager was not elected leader")
 	}
 	var lease coordinationv1.Lease
-	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns.Name, Name: LeaderElectionID}, &lease); err != nil {
+	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: LeaderElectionID}, &lease); err != nil {
 		t.Fatalf("leader Lease: %v", err)
 	}
 	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {

@@ -32,7 +32,7 @@ type Options struct {
 
 // NewOptions returns Options whose default output is kubectl's "<kind>/<name> created".
 func NewOptions() *Options {
-	return &Options{DryRun: DryRunNone, PrintFlags: genericclioptions.NewPrintFlags("created").WithTypeSetter(kube.Scheme())}
+	return &Options{DryRun: DryRunNone, PrintFlags: genericclioptions.NewPrintFlags("created").WithTypeSetter(kube.Scheme)}
 }
 
 // AddFlags registers --name, --dry-run and -o.
@@ -70,7 +70,7 @@ func (o *Options) Create(ctx context.Context, c client.Client, obj client.Object
 	if err != nil {
 		return err
 	}
-	gvk, err := apiutil.GVKForObject(obj, kube.Scheme())
+	gvk, err := apiutil.GVKForObject(obj, kube.Scheme)
 	if err != nil {
 		return err
 	}

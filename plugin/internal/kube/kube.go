@@ -8,30 +8,17 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
-	kairosv1alpha2 "github.com/kairos-io/kubectl-kairos/api/v1alpha2"
+	apischeme "github.com/kairos-io/kubectl-kairos/api/scheme"
 )
 
 // InstallHint tells how to install the operator.
 const InstallHint = "install the operator with: kubectl apply -k config/default (from the kairos operator repository)"
 
-// Scheme knows the built-in types and the Kairos APIs.
-func Scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, kairosv1alpha1.AddToScheme, kairosv1alpha2.AddToScheme,
-	} {
-		if err := add(s); err != nil {
-			panic(err) // only a programming error gets here
-		}
-	}
-	return s
-}
+// Scheme knows the built-in types and the Kairos APIs; built once per process.
+var Scheme = apischeme.New()
 
 // Client returns a client for the cluster and the namespace that kubectl's flags select.
 func Client(flags *genericclioptions.ConfigFlags) (client.WithWatch, string, error) {
@@ -43,7 +30,7 @@ func Client(flags *genericclioptions.ConfigFlags) (client.WithWatch, string, err
 	if err != nil {
 		return nil, "", fmt.Errorf("find the namespace: %w", err)
 	}
-	c, err := client.NewWithWatch(cfg, client.Options{Scheme: Scheme()})
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: Scheme})
 	if err != nil {
 		return nil, "", fmt.Errorf("connect to the cluster: %w", err)
 	}
@@ -52,11 +39,10 @@ func Client(flags *genericclioptions.ConfigFlags) (client.WithWatch, string, err
 
 // Explain rewrites an API error about kind into one that says what to do next.
 func Explain(err error, kind string) error {
-	var noMatch *meta.NoKindMatchError
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &noMatch) || meta.IsNoMatchError(err) || (apierrors.IsNotFound(err) && isMissingAPI(err)):
+	case meta.IsNoMatchError(err) || (apierrors.IsNotFound(err) && isMissingAPI(err)):
 		return fmt.Errorf("the Kairos operator is not installed in this cluster (there is no %s API); %s", kind, InstallHint)
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("%w; ask a cluster administrator for access to %s objects", err, kind)

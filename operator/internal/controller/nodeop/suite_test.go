@@ -85,9 +85,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	id := seq.Add(1)
 	f := &fixture{t: t, ctx: context.Background(), ns: fmt.Sprintf("nodeop-%d", id), label: fmt.Sprintf("t%d", id)}
-	if err := env.Client.Create(f.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: f.ns}}); err != nil {
-		t.Fatal(err)
-	}
+	env.CreateNamespace(t, f.ns)
 	return f
 }
 

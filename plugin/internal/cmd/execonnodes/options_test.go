@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -46,11 +44,7 @@ func setup(t *testing.T) (kubeconfig, ns string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns = fmt.Sprintf("plugin-%d", seq.Add(1))
-	if err := env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
-	return kubeconfig, ns
+	return kubeconfig, env.CreateNamespace(t, fmt.Sprintf("plugin-%d", seq.Add(1)))
 }
 
 func TestCreatesTheNodeOpTheFlagsDescribe(t *testing.T) {

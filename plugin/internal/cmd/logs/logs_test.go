@@ -71,9 +71,7 @@ func jobPod(t *testing.T, ns, op, node string) {
 
 func setup(t *testing.T, ns string) (*Options, *plugintest.Buffer) {
 	t.Helper()
-	if err := env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
+	env.CreateNamespace(t, ns)
 	kubeconfig, err := env.WriteAdminKubeconfig(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

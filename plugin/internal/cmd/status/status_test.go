@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -38,9 +37,7 @@ func TestMain(m *testing.M) {
 func fixture(t *testing.T, ns string) (kubeconfig string, now time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
+	env.CreateNamespace(t, ns)
 	start := metav1.NewTime(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	at := func(d time.Duration) *metav1.Time { t := metav1.NewTime(start.Add(d)); return &t }
 
