@@ -22,6 +22,11 @@ const (
 	// livecd or unknown.
 	LabelBootState = "kairos.io/boot-state"
 
+	// AnnotationLabelledBootID records on a Kairos node the boot ID its labels were read in. The
+	// labels describe the running system only when it equals status.nodeInfo.bootID; right after
+	// a reboot they still describe the previous boot until the node labeler has run again.
+	AnnotationLabelledBootID = "kairos.io/labelled-boot-id"
+
 	// AnnotationCordonedBy records on a Node which NodeOp cordoned it, as <ns>/<name>@<uid>.
 	// Only cordons carrying a NodeOp's own value are ever undone by that NodeOp.
 	AnnotationCordonedBy = "operator.kairos.io/cordoned-by"

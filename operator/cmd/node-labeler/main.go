@@ -30,6 +30,7 @@ func run() error {
 	fs.StringVar(&l.NodeName, "node-name", os.Getenv("NODE_NAME"), "Node to label (default: $NODE_NAME).")
 	fs.StringVar(&l.EtcDir, "etc-dir", "/host/etc", "The host's /etc, mounted read-only.")
 	fs.StringVar(&l.CmdlinePath, "cmdline", "/host/proc/cmdline", "The host's kernel command line.")
+	fs.StringVar(&l.BootIDPath, "boot-id-file", "/proc/sys/kernel/random/boot_id", "The running kernel's boot ID, recorded with the labels so readers can tell them current.")
 	fs.DurationVar(&interval, "interval", 5*time.Minute, "How often to refresh the labels.")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(fs)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
+	"github.com/kairos-io/kubectl-kairos/operator/internal/kairosrelease"
 )
 
 // ownedLabels are the labels the labeler sets, and so the only ones it ever removes.
@@ -35,6 +37,9 @@ type Labeler struct {
 	EtcDir string
 	// CmdlinePath is the host's kernel command line.
 	CmdlinePath string
+	// BootIDPath holds the running kernel's boot ID (the kernel does not namespace it, so the
+	// container's own /proc/sys/kernel/random/boot_id is the host's). Empty: not recorded.
+	BootIDPath string
 }
 
 // Desired returns the labels the node should carry; nil for a node that does not run Kairos.
@@ -66,7 +71,7 @@ func readRelease(path string) (map[string]string, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return ParseRelease(f)
+	return kairosrelease.Parse(f)
 }
 
 // Sync sets the labels the node should carry and removes stale ones of its own; every other
@@ -91,10 +96,21 @@ func (l *Labeler) Sync(ctx context.Context) error {
 			change[key] = nil // removed by the merge patch
 		}
 	}
-	if len(change) == 0 {
+	annotations, err := l.bootIDChange(node.Annotations, desired != nil)
+	if err != nil {
+		return err
+	}
+	if len(change) == 0 && len(annotations) == 0 {
 		return nil
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": change}})
+	meta := map[string]any{}
+	if len(change) > 0 {
+		meta["labels"] = change
+	}
+	if len(annotations) > 0 {
+		meta["annotations"] = annotations
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": meta})
 	if err != nil {
 		return err
 	}
@@ -103,6 +119,29 @@ func (l *Labeler) Sync(ctx context.Context) error {
 	}
 	log.FromContext(ctx).Info("Labelled node", "node", l.NodeName, "changes", len(change), "kairos", desired != nil)
 	return nil
+}
+
+// bootIDChange stamps a Kairos node's labels with the boot they were read in, so that readers
+// can tell labels of the running system from leftovers of the previous boot; a node that is
+// not Kairos loses the stamp.
+func (l *Labeler) bootIDChange(current map[string]string, kairos bool) (map[string]*string, error) {
+	key := kairosv1alpha1.AnnotationLabelledBootID
+	_, stamped := current[key]
+	if !kairos || l.BootIDPath == "" {
+		if stamped {
+			return map[string]*string{key: nil}, nil
+		}
+		return nil, nil
+	}
+	raw, err := os.ReadFile(l.BootIDPath)
+	if err != nil {
+		return nil, fmt.Errorf("read boot ID: %w", err)
+	}
+	bootID := strings.TrimSpace(string(raw))
+	if current[key] == bootID {
+		return nil, nil
+	}
+	return map[string]*string{key: &bootID}, nil
 }
 
 // Run syncs now and then every interval until ctx ends; failures are logged and retried on the

@@ -50,7 +50,11 @@ func TestSyncLabelsAKairosNodeAndCleansUp(t *testing.T) {
 	etc, cmdline := fakeHost(t, map[string]string{
 		"kairos-release": "KAIROS_VERSION=\"v3.4.2\"\nKAIROS_FLAVOR=\"ubuntu\"\nKAIROS_SOFTWARE_VERSION=\"v1.32.4+k3s1\"\n",
 	}, "root=LABEL=COS_STATE cos-img/filename=/cOS/passive.img")
-	l := &Labeler{Client: cs, NodeName: "kairos-1", EtcDir: etc, CmdlinePath: cmdline}
+	bootID := filepath.Join(t.TempDir(), "boot_id")
+	if err := os.WriteFile(bootID, []byte("boot-1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := &Labeler{Client: cs, NodeName: "kairos-1", EtcDir: etc, CmdlinePath: cmdline, BootIDPath: bootID}
 	if err := l.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +75,9 @@ func TestSyncLabelsAKairosNodeAndCleansUp(t *testing.T) {
 	if _, stale := got.Labels["kairos.io/fips"]; stale {
 		t.Error("the stale kairos.io/fips label was kept")
 	}
+	if stamp := got.Annotations["kairos.io/labelled-boot-id"]; stamp != "boot-1" {
+		t.Errorf("labelled-boot-id = %q, want boot-1", stamp)
+	}
 
 	// Nothing changed: nothing is written.
 	rv := got.ResourceVersion
@@ -80,6 +87,17 @@ func TestSyncLabelsAKairosNodeAndCleansUp(t *testing.T) {
 	if again, _ := cs.CoreV1().Nodes().Get(ctx, "kairos-1", metav1.GetOptions{}); again.ResourceVersion != rv {
 		t.Error("a sync without changes wrote to the node")
 	}
+
+	// After a reboot the stamp follows the new boot, even when no label changed.
+	if err := os.WriteFile(bootID, []byte("boot-2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := cs.CoreV1().Nodes().Get(ctx, "kairos-1", metav1.GetOptions{}); again.Annotations["kairos.io/labelled-boot-id"] != "boot-2" {
+		t.Errorf("after a reboot labelled-boot-id = %q, want boot-2", again.Annotations["kairos.io/labelled-boot-id"])
+	}
 }
 
 func TestSyncRemovesOwnLabelsFromANonKairosNode(t *testing.T) {
@@ -87,7 +105,7 @@ func TestSyncRemovesOwnLabelsFromANonKairosNode(t *testing.T) {
 	cs := kubernetes.NewForConfigOrDie(env.Config)
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "ubuntu-1", Labels: map[string]string{
 		"kairos.io/managed": "true", "kairos.io/version": "v3.0.0", "team": "edge",
-	}}}
+	}, Annotations: map[string]string{"kairos.io/labelled-boot-id": "old"}}}
 	if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -99,6 +117,9 @@ func TestSyncRemovesOwnLabelsFromANonKairosNode(t *testing.T) {
 	got, _ := cs.CoreV1().Nodes().Get(ctx, "ubuntu-1", metav1.GetOptions{})
 	if _, ok := got.Labels["kairos.io/managed"]; ok || got.Labels["team"] != "edge" {
 		t.Errorf("labels %v: want kairos.io/* of ours gone, team kept", got.Labels)
+	}
+	if _, ok := got.Annotations["kairos.io/labelled-boot-id"]; ok {
+		t.Error("a node that is not Kairos kept the labelled-boot-id stamp")
 	}
 }
 
