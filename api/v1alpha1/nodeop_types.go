@@ -19,6 +19,8 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.cordon == oldSelf.cordon",message="cordon cannot be changed once the NodeOp exists; create a new NodeOp",fieldPath=.cordon
 // +kubebuilder:validation:XValidation:rule="has(self.drainOptions) == has(oldSelf.drainOptions) && (!has(self.drainOptions) || self.drainOptions == oldSelf.drainOptions)",message="drainOptions cannot be changed once the NodeOp exists; create a new NodeOp",fieldPath=.drainOptions
 // +kubebuilder:validation:XValidation:rule="has(self.preflight) == has(oldSelf.preflight) && (!has(self.preflight) || self.preflight == oldSelf.preflight)",message="preflight cannot be changed once the NodeOp exists; create a new NodeOp",fieldPath=.preflight
+// +kubebuilder:validation:XValidation:rule="!has(self.verify) || self.rebootOnSuccess",message="verify requires rebootOnSuccess: true; nodes are verified after their reboot",fieldPath=.verify
+// +kubebuilder:validation:XValidation:rule="has(self.verify) == has(oldSelf.verify) && (!has(self.verify) || self.verify == oldSelf.verify)",message="verify cannot be changed once the NodeOp exists; create a new NodeOp",fieldPath=.verify
 // +kubebuilder:validation:XValidation:rule="self.rebootOnSuccess == oldSelf.rebootOnSuccess",message="rebootOnSuccess cannot be changed once the NodeOp exists; create a new NodeOp",fieldPath=.rebootOnSuccess
 type NodeOpSpec struct {
 	// NodeSelector picks the target nodes. When absent, every node is a target. The targets are
@@ -110,8 +112,13 @@ type NodeOpSpec struct {
 	// +optional
 	Preflight *Preflight `json:"preflight,omitempty"`
 
-	// RebootTimeoutSeconds is how long a node may take, after its Job succeeded, to reboot and
-	// report Ready again before it counts as failed.
+	// Verify says what each node must report once it is back from its reboot; a node that
+	// reports otherwise fails. NodeOpUpgrade uses it to check that the new version really booted.
+	// +optional
+	Verify *Verification `json:"verify,omitempty"`
+
+	// RebootTimeoutSeconds is how long a node may take, after its Job succeeded, to reboot,
+	// report Ready again and (with verify) be verified, before it counts as failed.
 	// +optional
 	// +kubebuilder:default=900
 	// +kubebuilder:validation:Minimum=10
@@ -139,6 +146,27 @@ type Preflight struct {
 	// +kubebuilder:default=300
 	// +kubebuilder:validation:Minimum=1
 	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
+}
+
+// Verification is what a node must report to the API server after its reboot. Values read from
+// node labels are set by the node labeler, which also records the boot they were read in
+// (annotation kairos.io/labelled-boot-id): only labels of the running boot count.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.bootState) || self.jobReportedVersion",message="verify must check something: set bootState or jobReportedVersion"
+type Verification struct {
+	// BootState the node must report in its kairos.io/boot-state label, such as active: a node
+	// that came back on the passive (fallback) or recovery system fails.
+	// +optional
+	// +kubebuilder:validation:Enum=active;passive;recovery
+	BootState string `json:"bootState,omitempty"`
+
+	// JobReportedVersion requires the node to report the Kairos version its Job wrote to its
+	// termination message as KAIROS_VERSION= and KAIROS_SOFTWARE_VERSION= lines. The node's
+	// version is read from its kairos.io/version and kairos.io/software-version labels, or from
+	// status.nodeInfo.osImage when the labeler has not labelled the running boot. A Job that
+	// reports no version leaves the version unchecked.
+	// +optional
+	JobReportedVersion bool `json:"jobReportedVersion,omitempty"`
 }
 
 // DrainOptions mirror the flags of `kubectl drain`. Evictions go through the Eviction API, so

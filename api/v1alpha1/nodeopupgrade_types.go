@@ -56,7 +56,9 @@ type NodeOpUpgradeSpec struct {
 	// +kubebuilder:default=false
 	UpgradeRecovery *bool `json:"upgradeRecovery,omitempty"`
 
-	// Force upgrades nodes that already run the target version.
+	// Force upgrades nodes that already run the target version. Without it, a node whose running
+	// system is already at the image's version is skipped. Upgrades that include the recovery
+	// system skip no node: the running version says nothing about the recovery partition.
 	// +optional
 	// +kubebuilder:default=false
 	Force bool `json:"force"`

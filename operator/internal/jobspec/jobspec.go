@@ -22,6 +22,10 @@ var (
 // as rebooted once it reports another one.
 const AnnotationBootID = "operator.kairos.io/boot-id-before"
 
+// CommandContainer runs the user's command in a node's Job. Its termination message, if any,
+// is the command's report (see Verification.JobReportedVersion).
+const CommandContainer = "nodeop"
+
 const (
 	hostVolume = "host-root"
 	// helperMount is where the operator's own containers (sentinel, reboot) see the host.
@@ -73,7 +77,7 @@ func Job(op *kairosv1alpha1.NodeOp, node, bootID string, s Settings) *batchv1.Jo
 		mountPath = kairosv1alpha1.DefaultHostMountPath
 	}
 	command := corev1.Container{
-		Name:    "nodeop",
+		Name:    CommandContainer,
 		Image:   image,
 		Command: op.Spec.Command,
 		Env: []corev1.EnvVar{

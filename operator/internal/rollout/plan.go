@@ -225,11 +225,23 @@ func (p *planner) run(n Node, st kairosv1alpha1.NodeStatus) kairosv1alpha1.NodeS
 		}
 		st.RebootStatus = kairosv1alpha1.RebootCompleted
 	}
+	verified := ""
+	if p.s.Verify != nil && st.RebootStatus == kairosv1alpha1.RebootCompleted {
+		var outcome verdict
+		if verified, outcome = verify(p.s.Verify, n); outcome != verdictPassed {
+			deadline := n.Job.SucceededAt.Add(p.s.RebootTimeout)
+			if outcome == verdictFailed || !p.now.Before(deadline) {
+				return p.fail(n, st, "Upgrade not verified: "+verified)
+			}
+			p.wakeAt(deadline)
+			return p.touch(st, "Verifying: "+verified)
+		}
+	}
 	if n.CordonedByUs {
 		p.act(Uncordon, n)
-		return p.touch(st, "Uncordoning")
+		return p.touch(st, joinMessage("Uncordoning", verified))
 	}
-	return p.finish(st, kairosv1alpha1.NodeCompleted, "Completed")
+	return p.finish(st, kairosv1alpha1.NodeCompleted, joinMessage("Completed", verified))
 }
 
 // prepare cordons and drains a started node, then creates its reboot pod and Job.
@@ -310,6 +322,14 @@ func (p *planner) wakeAt(t time.Time) {
 	if p.wake.IsZero() || t.Before(p.wake) {
 		p.wake = t
 	}
+}
+
+// joinMessage appends detail to msg, when there is any.
+func joinMessage(msg, detail string) string {
+	if detail == "" {
+		return msg
+	}
+	return msg + ": " + detail
 }
 
 func orDefault(s, def string) string {

@@ -28,8 +28,11 @@ type Settings struct {
 	Drain             bool
 	Reboot            bool
 	UncordonOnFailure bool
-	// RebootTimeout is how long after its Job succeeded a node may take to come back rebooted.
+	// RebootTimeout is how long after its Job succeeded a node may take to come back rebooted
+	// (and verified).
 	RebootTimeout time.Duration
+	// Verify is what a node must report after its reboot; nil checks nothing.
+	Verify *kairosv1alpha1.Verification
 }
 
 // DrainState is where the drain of a node stands, as the drain runner reports it.
@@ -60,11 +63,23 @@ type Node struct {
 	Drain        DrainState
 	DrainMessage string
 
+	// Reported is what the node says about its system, for verification after a reboot.
+	Reported Reported
+
 	// Preflight is the preflight pod, nil when there is none.
 	Preflight *PodState
 	// Job is the node's Job, nil when there is none.
 	Job             *JobState
 	RebootPodExists bool
+}
+
+// Reported is what a node says about the system it runs.
+type Reported struct {
+	// Labels are the node's labels; LabelledBootID is the boot they were read in.
+	Labels         map[string]string
+	LabelledBootID string
+	// OSImage is status.nodeInfo.osImage, refreshed by the kubelet at every start.
+	OSImage string
 }
 
 // PodState is what matters of a preflight pod.
@@ -86,6 +101,9 @@ type JobState struct {
 	// Failed is the Job's Failed condition: its retries are used up.
 	Failed  bool
 	Message string
+	// Report is what the succeeded pod's command wrote to its termination message, as
+	// KEY=VALUE pairs (see Verification.JobReportedVersion).
+	Report map[string]string
 }
 
 // ActionKind is a side effect the controller performs for a node.

@@ -159,6 +159,7 @@ func settingsOf(op *kairosv1alpha1.NodeOp, deleting bool) rollout.Settings {
 		Reboot:                      op.Spec.RebootOnSuccess,
 		UncordonOnFailure:           op.Spec.UncordonOnFailure,
 		RebootTimeout:               time.Duration(ptr.Deref(op.Spec.RebootTimeoutSeconds, 900)) * time.Second,
+		Verify:                      op.Spec.Verify,
 	}
 }
 

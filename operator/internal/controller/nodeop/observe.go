@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -15,6 +16,7 @@ import (
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
 	"github.com/kairos-io/kubectl-kairos/operator/internal/drain"
 	"github.com/kairos-io/kubectl-kairos/operator/internal/jobspec"
+	"github.com/kairos-io/kubectl-kairos/operator/internal/kairosrelease"
 	"github.com/kairos-io/kubectl-kairos/operator/internal/rollout"
 )
 
@@ -120,6 +122,13 @@ func describeNode(n *rollout.Node, node *corev1.Node, op *kairosv1alpha1.NodeOp)
 	n.BootID = node.Status.NodeInfo.BootID
 	n.Unschedulable = node.Spec.Unschedulable
 	n.CordonedByUs = node.Annotations[kairosv1alpha1.AnnotationCordonedBy] == op.CordonOwner()
+	if op.Spec.Verify != nil {
+		n.Reported = rollout.Reported{
+			Labels:         node.Labels,
+			LabelledBootID: node.Annotations[kairosv1alpha1.AnnotationLabelledBootID],
+			OSImage:        node.Status.NodeInfo.OSImage,
+		}
+	}
 	for _, l := range controlPlaneLabels {
 		if _, ok := node.Labels[l]; ok {
 			n.ControlPlane = true
@@ -168,6 +177,7 @@ func jobState(job *batchv1.Job, pods []*corev1.Pod) *rollout.JobState {
 			at := podFinishedAt(pod)
 			if !st.Succeeded || at.Before(st.SucceededAt) {
 				st.Succeeded, st.SucceededAt = true, at
+				st.Report = commandReport(pod)
 			}
 		}
 	}
@@ -175,6 +185,23 @@ func jobState(job *batchv1.Job, pods []*corev1.Pod) *rollout.JobState {
 		st.Failed = false
 	}
 	return st
+}
+
+// commandReport reads the KEY=VALUE lines the user's command left in its termination message.
+func commandReport(pod *corev1.Pod) map[string]string {
+	for _, statuses := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
+		for _, cs := range statuses {
+			if cs.Name != jobspec.CommandContainer || cs.State.Terminated == nil || cs.State.Terminated.Message == "" {
+				continue
+			}
+			report, err := kairosrelease.Parse(strings.NewReader(cs.State.Terminated.Message))
+			if err != nil {
+				return nil
+			}
+			return report
+		}
+	}
+	return nil
 }
 
 // podFinishedAt is when the last container of a succeeded pod ended.

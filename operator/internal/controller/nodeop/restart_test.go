@@ -149,7 +149,7 @@ func (v *violations) runNode(ctx context.Context, job *batchv1.Job) {
 		return
 	}
 	rec := &errRecorder{}
-	succeedJobPod(ctx, rec, job)
+	succeedJobPod(ctx, rec, job, "")
 	time.Sleep(time.Duration(rand.IntN(100)) * time.Millisecond)
 	node := &corev1.Node{}
 	if err := env.Client.Get(ctx, client.ObjectKey{Name: job.Spec.Template.Spec.NodeName}, node); err != nil {

@@ -2,6 +2,7 @@ package nodeop
 
 import (
 	"context"
+	"maps"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -57,7 +58,7 @@ func (r *Reconciler) nodeOpsOfNode(ctx context.Context, obj client.Object) []rec
 }
 
 // nodeChanged passes node updates that matter to a rollout (cordon, our annotation, boot ID,
-// readiness, labels) and drops the rest, such as heartbeats.
+// readiness, what the node reports for verification) and drops the rest, such as heartbeats.
 var nodeChanged = predicate.Funcs{
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		before, okB := e.ObjectOld.(*corev1.Node)
@@ -68,6 +69,9 @@ var nodeChanged = predicate.Funcs{
 		return before.Spec.Unschedulable != after.Spec.Unschedulable ||
 			before.Annotations[kairosv1alpha1.AnnotationCordonedBy] != after.Annotations[kairosv1alpha1.AnnotationCordonedBy] ||
 			before.Status.NodeInfo.BootID != after.Status.NodeInfo.BootID ||
+			before.Status.NodeInfo.OSImage != after.Status.NodeInfo.OSImage ||
+			before.Annotations[kairosv1alpha1.AnnotationLabelledBootID] != after.Annotations[kairosv1alpha1.AnnotationLabelledBootID] ||
+			!maps.Equal(before.Labels, after.Labels) ||
 			ready(before) != ready(after)
 	},
 }

@@ -198,10 +198,16 @@ func (f *fixture) waitJob(op *kairosv1alpha1.NodeOp, node string) *batchv1.Job {
 // succeedJob plays the Job controller and kubelet: the Job's pod runs and succeeds.
 func (f *fixture) succeedJob(op *kairosv1alpha1.NodeOp, node string) {
 	f.t.Helper()
-	succeedJobPod(f.ctx, f.t, f.waitJob(op, node))
+	succeedJobPod(f.ctx, f.t, f.waitJob(op, node), "")
 }
 
-func succeedJobPod(ctx context.Context, t testing.TB, job *batchv1.Job) {
+// succeedJobReporting is succeedJob with the command leaving report as its termination message.
+func (f *fixture) succeedJobReporting(op *kairosv1alpha1.NodeOp, node, report string) {
+	f.t.Helper()
+	succeedJobPod(f.ctx, f.t, f.waitJob(op, node), report)
+}
+
+func succeedJobPod(ctx context.Context, t testing.TB, job *batchv1.Job, report string) {
 	t.Helper()
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
@@ -219,10 +225,17 @@ func succeedJobPod(ctx context.Context, t testing.TB, job *batchv1.Job) {
 	}
 	now := metav1.Now()
 	pod.Status.Phase = corev1.PodSucceeded
-	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{
-		Name: pod.Spec.Containers[0].Name, Image: pod.Spec.Containers[0].Image,
-		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: now, FinishedAt: now}},
-	}}
+	terminated := func(c corev1.Container) corev1.ContainerStatus {
+		st := &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: now, FinishedAt: now}
+		if c.Name == jobspec.CommandContainer {
+			st.Message = report
+		}
+		return corev1.ContainerStatus{Name: c.Name, Image: c.Image, State: corev1.ContainerState{Terminated: st}}
+	}
+	for _, c := range pod.Spec.InitContainers {
+		pod.Status.InitContainerStatuses = append(pod.Status.InitContainerStatuses, terminated(c))
+	}
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{terminated(pod.Spec.Containers[0])}
 	if err := env.Client.Status().Update(ctx, pod); err != nil {
 		t.Fatal(err)
 	}
@@ -253,6 +266,23 @@ func (f *fixture) reboot(node string) {
 	}
 	n.Status.NodeInfo.BootID = "boot-2"
 	if err := env.Client.Status().Update(f.ctx, n); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// rebootInto plays a node that rebooted and whose labeler labelled the new boot.
+func (f *fixture) rebootInto(node string, labels map[string]string) {
+	f.t.Helper()
+	f.reboot(node)
+	n := f.getNode(node)
+	for k, v := range labels {
+		n.Labels[k] = v
+	}
+	if n.Annotations == nil {
+		n.Annotations = map[string]string{}
+	}
+	n.Annotations[kairosv1alpha1.AnnotationLabelledBootID] = n.Status.NodeInfo.BootID
+	if err := env.Client.Update(f.ctx, n); err != nil {
 		f.t.Fatal(err)
 	}
 }
