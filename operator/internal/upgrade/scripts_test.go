@@ -130,7 +130,9 @@ func TestUpgradeScriptRunsKairosAgent(t *testing.T) {
 		},
 		{
 			name: "recovery only",
-			spec: func(s *kairosv1alpha1.NodeOpUpgradeSpec) { s.UpgradeActive, s.UpgradeRecovery = ptr.To(false), ptr.To(true) },
+			spec: func(s *kairosv1alpha1.NodeOpUpgradeSpec) {
+				s.UpgradeActive, s.UpgradeRecovery = ptr.To(false), ptr.To(true)
+			},
 			want: [][]string{append(agentCall("--recovery", "--source", "dir:/"), keep...)},
 		},
 		{
