@@ -12,6 +12,7 @@ import (
 
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
 	"github.com/kairos-io/kubectl-kairos/operator/internal/controller/nodeop"
+	"github.com/kairos-io/kubectl-kairos/operator/internal/controller/nodeopupgrade"
 	"github.com/kairos-io/kubectl-kairos/operator/internal/drain"
 	"github.com/kairos-io/kubectl-kairos/operator/internal/jobspec"
 )
@@ -50,6 +51,15 @@ func addControllers(mgr ctrl.Manager, opts Options) error {
 	}
 	if err := r.SetupWithManager(mgr, drainDone); err != nil {
 		return fmt.Errorf("set up NodeOp controller: %w", err)
+	}
+	upgrades := &nodeopupgrade.Reconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Recorder:  mgr.GetEventRecorder("kairos-operator"),
+		Now:       time.Now,
+	}
+	if err := upgrades.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up NodeOpUpgrade controller: %w", err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package nodeop_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -17,26 +16,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
 	"github.com/kairos-io/kubectl-kairos/operator/internal/jobspec"
-	"github.com/kairos-io/kubectl-kairos/operator/internal/manager"
+	"github.com/kairos-io/kubectl-kairos/operator/internal/manager/managertest"
 	"github.com/kairos-io/kubectl-kairos/test/testenv"
 )
 
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	// KAIROS_TEST_LOG=1 shows the operator's logs.
-	logOut := io.Discard
-	if os.Getenv("KAIROS_TEST_LOG") != "" {
-		logOut = os.Stderr
-	}
-	ctrl.SetLogger(zap.New(zap.WriteTo(logOut), zap.UseDevMode(true)))
-	os.Exit(testenv.RunTests(m, &env))
+	os.Exit(managertest.RunTests(m, &env))
 }
 
 const waitLimit = 60 * time.Second
@@ -44,31 +35,7 @@ const waitLimit = 60 * time.Second
 // startOperator runs the operator's manager until the test ends (or stop is called).
 func startOperator(t *testing.T) (stop func()) {
 	t.Helper()
-	opts := manager.DefaultOptions()
-	opts.MetricsAddr, opts.ProbeAddr = "0", "127.0.0.1:0"
-	opts.EvictionRetryDelay = 200 * time.Millisecond
-	opts.RebootCommand = "echo pretend-reboot"
-	opts.InProcessRestarts = true
-	mgr, err := manager.New(env.Config, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	stopped := false
-	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("operator stopped with %v", err)
-		}
-	}
-	t.Cleanup(stop)
-	return stop
+	return managertest.Start(t, env.Config)
 }
 
 var seq atomic.Int32
@@ -96,14 +63,7 @@ func (f *fixture) node(name string, extra ...func(*corev1.Node)) string {
 	for _, e := range extra {
 		e(n)
 	}
-	if err := env.Client.Create(f.ctx, n); err != nil {
-		f.t.Fatal(err)
-	}
-	n.Status.NodeInfo.BootID = "boot-1"
-	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
-	if err := env.Client.Status().Update(f.ctx, n); err != nil {
-		f.t.Fatal(err)
-	}
+	env.CreateReadyNode(f.ctx, f.t, n)
 	return name
 }
 
@@ -209,36 +169,7 @@ func (f *fixture) succeedJobReporting(op *kairosv1alpha1.NodeOp, node, report st
 
 func succeedJobPod(ctx context.Context, t testing.TB, job *batchv1.Job, report string) {
 	t.Helper()
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: job.Name + "-x1", Namespace: job.Namespace, Labels: map[string]string{},
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID, Controller: ptr.To(true)}},
-		},
-		Spec: job.Spec.Template.Spec,
-	}
-	for k, v := range job.Spec.Template.Labels {
-		pod.Labels[k] = v
-	}
-	pod.Labels[batchv1.JobNameLabel] = job.Name
-	if err := env.Client.Create(ctx, pod); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	now := metav1.Now()
-	pod.Status.Phase = corev1.PodSucceeded
-	terminated := func(c corev1.Container) corev1.ContainerStatus {
-		st := &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: now, FinishedAt: now}
-		if c.Name == jobspec.CommandContainer {
-			st.Message = report
-		}
-		return corev1.ContainerStatus{Name: c.Name, Image: c.Image, State: corev1.ContainerState{Terminated: st}}
-	}
-	for _, c := range pod.Spec.InitContainers {
-		pod.Status.InitContainerStatuses = append(pod.Status.InitContainerStatuses, terminated(c))
-	}
-	pod.Status.ContainerStatuses = []corev1.ContainerStatus{terminated(pod.Spec.Containers[0])}
-	if err := env.Client.Status().Update(ctx, pod); err != nil {
-		t.Fatal(err)
-	}
+	testenv.SucceedJobPod(ctx, t, env.Client, job, jobspec.CommandContainer, report)
 }
 
 // failJob plays the Job controller giving up on a Job after its retries.
