@@ -10,6 +10,7 @@ import (
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/execonnodes"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/logs"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/status"
+	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/upgrade"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/version"
 )
 
@@ -28,6 +29,7 @@ it writes the operator's objects for you and follows them.`,
 	}
 	flags.AddFlags(root.PersistentFlags())
 	root.AddCommand(
+		upgrade.NewCommand(flags, streams),
 		execonnodes.NewCommand(flags, streams),
 		status.NewCommand(flags, streams),
 		logs.NewCommand(flags, streams),

@@ -13,44 +13,43 @@ import (
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/create"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/kube"
+	"github.com/kairos-io/kubectl-kairos/plugin/internal/progress"
 )
 
 // Options are the flags and arguments of exec-on-nodes.
 type Options struct {
 	*create.Options
+	create.Targets
+	Progress    progress.Options
 	configFlags *genericclioptions.ConfigFlags
 	streams     genericiooptions.IOStreams
 
-	Selector      string
 	Image         string
-	Concurrency   int32
 	Cordon        bool
 	Drain         bool
 	Reboot        bool
 	StopOnFailure bool
 	Preflight     string
 	Command       []string
-
-	selector *metav1.LabelSelector
 }
 
 // NewOptions returns the defaults.
 func NewOptions(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *Options {
-	return &Options{Options: create.NewOptions(), configFlags: flags, streams: streams, Concurrency: 1}
+	return &Options{Options: create.NewOptions(), configFlags: flags, streams: streams, Targets: create.Targets{Concurrency: 1}}
 }
 
 // AddFlags registers the command's flags.
 func (o *Options) AddFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVarP(&o.Selector, "selector", "l", o.Selector, "Label selector of the nodes (default: all nodes), e.g. kairos.io/managed=true.")
+	o.Targets.AddFlags(cmd, "worked on")
 	f.StringVar(&o.Image, "image", o.Image, "Image to run the command in (default: the operator's, busybox).")
-	f.Int32Var(&o.Concurrency, "concurrency", o.Concurrency, "Most nodes at once; 0 means all nodes at once.")
 	f.BoolVar(&o.Cordon, "cordon", o.Cordon, "Cordon each node before the command and uncordon it after success.")
 	f.BoolVar(&o.Drain, "drain", o.Drain, "Drain each node before the command (PodDisruptionBudgets are honoured); implies --cordon.")
 	f.BoolVar(&o.Reboot, "reboot", o.Reboot, "Reboot each node after the command succeeded, and wait until it is back.")
 	f.BoolVar(&o.StopOnFailure, "stop-on-failure", o.StopOnFailure, "Start no further node once one failed.")
 	f.StringVar(&o.Preflight, "preflight", o.Preflight, "Shell command run on each node first; writing a reason to /dev/termination-log skips the node.")
 	o.Options.AddFlags(cmd, "NodeOp")
+	o.Progress.AddFlags(cmd, "operation")
 }
 
 // Complete takes the command after "--".
@@ -71,17 +70,13 @@ func (o *Options) Validate() error {
 	if len(o.Command) == 0 || o.Command[0] == "" {
 		errs = append(errs, errors.New("no command: give it after --, e.g. kubectl kairos exec-on-nodes -- cat /host/etc/kairos-release"))
 	}
-	if o.Concurrency < 0 {
-		errs = append(errs, fmt.Errorf("--concurrency %d: use a number of nodes, or 0 for all at once", o.Concurrency))
-	}
-	if o.Selector != "" {
-		sel, err := metav1.ParseToLabelSelector(o.Selector)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--selector %q: %w", o.Selector, err))
-		}
-		o.selector = sel
+	if err := o.Targets.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := o.Options.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.Progress.Validate(o.DryRun); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -94,7 +89,7 @@ func (o *Options) NodeOp(namespace string) *kairosv1alpha1.NodeOp {
 		op.GenerateName = "exec-"
 	}
 	op.Spec = kairosv1alpha1.NodeOpSpec{
-		NodeSelector:    kairosv1alpha1.NodeSelectorFrom(o.selector),
+		NodeSelector:    o.Targets.NodeSelector(),
 		Image:           o.Image,
 		Command:         o.Command,
 		Concurrency:     o.Concurrency,
@@ -117,5 +112,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return o.Create(ctx, c, o.NodeOp(ns), "NodeOp", o.streams)
+	op := o.NodeOp(ns)
+	if err := o.Create(ctx, c, op, "NodeOp", o.streams); err != nil {
+		return err
+	}
+	return o.Progress.Run(ctx, c, o.configFlags, o.streams, ns, "NodeOp", op.Name)
 }

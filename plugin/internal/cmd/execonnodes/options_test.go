@@ -1,21 +1,17 @@
 package execonnodes_test
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
 
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
-	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd"
+	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/cmdtest"
 	"github.com/kairos-io/kubectl-kairos/test/testenv"
 )
 
@@ -25,31 +21,9 @@ func TestMain(m *testing.M) {
 	os.Exit(testenv.RunTests(m, &env))
 }
 
-var seq atomic.Int32
-
-// kairos runs `kubectl kairos ARGS...` against the test API server in a namespace of its own.
-func kairos(t *testing.T, kubeconfig string, args ...string) (stdout string, err error) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	root := cmd.NewRootCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-	root.SetOut(&out) // cobra's own output (completions, help)
-	root.SetArgs(append([]string{"--kubeconfig", kubeconfig}, args...))
-	err = root.ExecuteContext(context.Background())
-	return out.String(), err
-}
-
-func setup(t *testing.T) (kubeconfig, ns string) {
-	t.Helper()
-	kubeconfig, err := env.WriteAdminKubeconfig(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return kubeconfig, env.CreateNamespace(t, fmt.Sprintf("plugin-%d", seq.Add(1)))
-}
-
 func TestCreatesTheNodeOpTheFlagsDescribe(t *testing.T) {
-	kubeconfig, ns := setup(t)
-	out, err := kairos(t, kubeconfig, "-n", ns, "exec-on-nodes", "--name", "clean",
+	kubeconfig, ns := cmdtest.Setup(t, env)
+	out, err := cmdtest.Run(t, kubeconfig, "-n", ns, "exec-on-nodes", "--name", "clean",
 		"-l", "kairos.io/managed=true,tier in (edge)", "--concurrency", "3", "--drain", "--reboot",
 		"--stop-on-failure", "--image", "alpine:3", "--preflight", "test -f /host/etc/skip && echo skip >/dev/termination-log",
 		"--", "sh", "-c", "rm -f /host/var/lib/stale.lock")
@@ -80,8 +54,8 @@ func TestCreatesTheNodeOpTheFlagsDescribe(t *testing.T) {
 }
 
 func TestGeneratedNameAndOutputName(t *testing.T) {
-	kubeconfig, ns := setup(t)
-	out, err := kairos(t, kubeconfig, "-n", ns, "exec-on-nodes", "-o", "name", "--", "uptime")
+	kubeconfig, ns := cmdtest.Setup(t, env)
+	out, err := cmdtest.Run(t, kubeconfig, "-n", ns, "exec-on-nodes", "-o", "name", "--", "uptime")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +65,8 @@ func TestGeneratedNameAndOutputName(t *testing.T) {
 }
 
 func TestDryRunClientPrintsWithoutCreating(t *testing.T) {
-	kubeconfig, ns := setup(t)
-	out, err := kairos(t, kubeconfig, "-n", ns, "exec-on-nodes", "--name", "look", "--dry-run=client", "-o", "yaml", "--cordon", "--", "uptime")
+	kubeconfig, ns := cmdtest.Setup(t, env)
+	out, err := cmdtest.Run(t, kubeconfig, "-n", ns, "exec-on-nodes", "--name", "look", "--dry-run=client", "-o", "yaml", "--cordon", "--", "uptime")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +86,7 @@ func TestDryRunClientPrintsWithoutCreating(t *testing.T) {
 	}
 
 	// Server dry run: the API server checks it (and would refuse it), nothing is saved.
-	if _, err := kairos(t, kubeconfig, "-n", ns, "exec-on-nodes", "--dry-run=server", "--", "uptime"); err != nil {
+	if _, err := cmdtest.Run(t, kubeconfig, "-n", ns, "exec-on-nodes", "--dry-run=server", "--", "uptime"); err != nil {
 		t.Fatal(err)
 	}
 	if err := env.Client.List(context.Background(), &list, client.InNamespace(ns)); err != nil || len(list.Items) != 0 {
@@ -138,15 +112,7 @@ func TestBadInputIsRefusedBeforeAnyAPICall(t *testing.T) {
 		{"bad name", []string{"exec-on-nodes", "--name", "Not_Valid", "--", "uptime"}, "--name"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := kairos(t, "/nonexistent", append([]string{"--server", "https://127.0.0.1:1"}, tc.args...)...)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("got %v, want an error mentioning %q", err, tc.want)
-			}
-			if strings.Contains(err.Error(), "127.0.0.1:1") || strings.Contains(err.Error(), "kubeconfig") {
-				t.Errorf("the plugin contacted the cluster before refusing: %v", err)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { cmdtest.RefusedOffline(t, tc.want, tc.args...) })
 	}
 }
 
@@ -160,7 +126,7 @@ func TestOperatorNotInstalled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = kairos(t, kubeconfig, "exec-on-nodes", "--", "uptime")
+	_, err = cmdtest.Run(t, kubeconfig, "exec-on-nodes", "--", "uptime")
 	if err == nil || !strings.Contains(err.Error(), "operator is not installed") || !strings.Contains(err.Error(), "kubectl apply -k") {
 		t.Fatalf("got %v, want a message that the operator is missing and how to install it", err)
 	}
@@ -168,12 +134,12 @@ func TestOperatorNotInstalled(t *testing.T) {
 
 // TestOperationNamesComplete asks for completions the way kubectl_complete-kairos does.
 func TestOperationNamesComplete(t *testing.T) {
-	kubeconfig, ns := setup(t)
-	if _, err := kairos(t, kubeconfig, "-n", ns, "exec-on-nodes", "--name", "clean-logs", "--", "true"); err != nil {
+	kubeconfig, ns := cmdtest.Setup(t, env)
+	if _, err := cmdtest.Run(t, kubeconfig, "-n", ns, "exec-on-nodes", "--name", "clean-logs", "--", "true"); err != nil {
 		t.Fatal(err)
 	}
 	for _, verb := range []string{"status", "logs"} {
-		out, err := kairos(t, kubeconfig, "-n", ns, "__complete", verb, "nodeop/cl")
+		out, err := cmdtest.Run(t, kubeconfig, "-n", ns, "__complete", verb, "nodeop/cl")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,6 +42,11 @@ func NewOptions(flags *genericclioptions.ConfigFlags, streams genericiooptions.I
 	return &Options{configFlags: flags, streams: streams}
 }
 
+// Following returns Options that follow the logs of one operation, as `logs -f` does.
+func Following(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, kind, name string) *Options {
+	return &Options{configFlags: flags, streams: streams, kind: kind, name: name, Follow: true}
+}
+
 // AddFlags registers the command's flags.
 func (o *Options) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.Node, "node", o.Node, "Only this node's logs.")

@@ -158,3 +158,12 @@ func nodeDuration(n NodeRow, now time.Time) time.Duration {
 	}
 	return end.Sub(n.Started.Time)
 }
+
+// Describe reads one operation with a row per node.
+func Describe(ctx context.Context, c client.Client, ns, kind, name string) (*Detail, error) {
+	r, err := gatherOne(ctx, c, ns, kind, name)
+	if err != nil {
+		return nil, err
+	}
+	return r.Detail, nil
+}

@@ -21,7 +21,7 @@ const clearScreen = "\x1b[H\x1b[2J"
 // watch prints r, then again after every change of the watched operations, until ctx ends
 // (Ctrl-C: the operation itself is left alone) or a watched single operation finishes.
 func (o *Options) watch(ctx context.Context, c client.WithWatch, ns string, r *Report, watches []watch.Interface) error {
-	live := isTerminal(o.streams.Out)
+	live := IsTerminal(o.streams.Out)
 	changes := make(chan struct{}, 1)
 	errs := make(chan error, len(watches))
 	for i, list := range o.watchedLists() {
@@ -125,6 +125,19 @@ func (o *Options) follow(ctx context.Context, c client.WithWatch, ns string, lis
 	}
 }
 
+// Changes signals on changes every change of one operation until ctx ends.
+func Changes(ctx context.Context, c client.WithWatch, ns, kind, name string, changes chan<- struct{}) error {
+	o := &Options{kind: kind, name: name}
+	watches, err := o.openWatches(ctx, c, ns)
+	if err != nil {
+		return err
+	}
+	return o.follow(ctx, c, ns, o.watchedLists()[0], watches[0], changes)
+}
+
+// IsFinished tells whether an operation in phase will change no more.
+func IsFinished(phase string) bool { return isFinished(phase) }
+
 func isFinished(phase string) bool {
 	switch phase {
 	case "Completed", "Failed", "Ready", "Error":
@@ -133,7 +146,8 @@ func isFinished(phase string) bool {
 	return false
 }
 
-func isTerminal(w any) bool {
+// IsTerminal tells whether w is a terminal, where output may be redrawn and coloured.
+func IsTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
