@@ -6,6 +6,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/buildiso"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/completion"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/execonnodes"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/cmd/logs"
@@ -31,6 +32,7 @@ it writes the operator's objects for you and follows them.`,
 	root.AddCommand(
 		upgrade.NewCommand(flags, streams),
 		execonnodes.NewCommand(flags, streams),
+		buildiso.NewCommand(flags, streams),
 		status.NewCommand(flags, streams),
 		logs.NewCommand(flags, streams),
 		version.NewCommand(streams),

@@ -5,11 +5,14 @@ package create
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
@@ -28,6 +31,9 @@ type Options struct {
 	Name       string
 	DryRun     string
 	PrintFlags *genericclioptions.PrintFlags
+
+	// printer is kept across objects so that YAML output separates them with "---".
+	printer printers.ResourcePrinter
 }
 
 // NewOptions returns Options whose default output is kubectl's "<kind>/<name> created".
@@ -63,12 +69,15 @@ func (o *Options) Validate() error {
 
 // Create writes obj (or only prints it, for --dry-run=client) and prints the result.
 func (o *Options) Create(ctx context.Context, c client.Client, obj client.Object, kind string, streams genericiooptions.IOStreams) error {
-	if o.DryRun != DryRunNone {
-		o.PrintFlags.Complete("%s (" + o.DryRun + " dry run)")
-	}
-	printer, err := o.PrintFlags.ToPrinter()
-	if err != nil {
-		return err
+	if o.printer == nil {
+		if o.DryRun != DryRunNone {
+			o.PrintFlags.Complete("%s (" + o.DryRun + " dry run)")
+		}
+		printer, err := o.PrintFlags.ToPrinter()
+		if err != nil {
+			return err
+		}
+		o.printer = printer
 	}
 	gvk, err := apiutil.GVKForObject(obj, kube.Scheme)
 	if err != nil {
@@ -85,5 +94,32 @@ func (o *Options) Create(ctx context.Context, c client.Client, obj client.Object
 		}
 		obj.GetObjectKind().SetGroupVersionKind(gvk) // the client clears it on decoding
 	}
-	return printer.PrintObj(obj, streams.Out)
+	return o.printer.PrintObj(obj, streams.Out)
+}
+
+var notNameChars = regexp.MustCompile(`[^a-z0-9]+`)
+
+// NamePrefixFromImage is a generateName after the image's tag: "upgrade-v3-4-2-k3sv1-32-4-k3s1-"
+// for verb "upgrade", so that `kubectl kairos status` says what each operation is for.
+func NamePrefixFromImage(verb, image string) string {
+	ref := image
+	if at := strings.Index(ref, "@"); at >= 0 {
+		ref = ref[:at]
+	}
+	tag := ""
+	if colon := strings.LastIndex(ref, ":"); colon > strings.LastIndex(ref, "/") {
+		tag = ref[colon+1:]
+	}
+	// Kairos tags end with the version: keep the end, where it differs between operations.
+	if i := strings.LastIndex(tag, "-v"); i >= 0 {
+		tag = tag[i+1:]
+	}
+	tag = strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(tag), "-"), "-")
+	if len(tag) > 40 {
+		tag = strings.Trim(tag[:40], "-")
+	}
+	if tag == "" {
+		return verb + "-"
+	}
+	return verb + "-" + tag + "-"
 }

@@ -9,10 +9,23 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apischeme "github.com/kairos-io/kubectl-kairos/api/scheme"
 )
+
+// Clientset connects a typed clientset, for what the generic client does not do (logs, exec),
+// and returns the REST config it used.
+func Clientset(flags *genericclioptions.ConfigFlags) (*rest.Config, kubernetes.Interface, error) {
+	cfg, err := flags.ToRESTConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	return cfg, cs, err
+}
 
 // InstallHint tells how to install the operator.
 const InstallHint = "install the operator with: kubectl apply -k config/default (from the kairos operator repository)"

@@ -36,7 +36,7 @@ type Options struct {
 // AddFlags registers the flags; what names the object, such as "upgrade".
 func (o *Options) AddFlags(cmd *cobra.Command, what string) {
 	cmd.Flags().BoolVar(&o.Wait, "wait", o.Wait, "Show the "+what+"'s progress until it finishes; exit non-zero if it failed (Ctrl-C stops watching, not the "+what+").")
-	cmd.Flags().BoolVar(&o.Follow, "follow", o.Follow, "With --wait, also print the logs of its pods as nodes run; implies --wait.")
+	cmd.Flags().BoolVar(&o.Follow, "follow", o.Follow, "With --wait, also print the logs of its pods as they run; implies --wait.")
 	cmd.Flags().BoolVar(&o.NoColor, "no-color", o.NoColor, "No colours in the progress (also when NO_COLOR is set or the output is not a terminal).")
 }
 

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
@@ -83,11 +82,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	if o.Source == nil {
-		cfg, err := o.configFlags.ToRESTConfig()
-		if err != nil {
-			return err
-		}
-		cs, err := kubernetes.NewForConfig(cfg)
+		_, cs, err := kube.Clientset(o.configFlags)
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -96,7 +95,7 @@ func (o *Options) Validate() error {
 func (o *Options) NodeOpUpgrade(namespace string) *kairosv1alpha1.NodeOpUpgrade {
 	u := &kairosv1alpha1.NodeOpUpgrade{ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: namespace}}
 	if o.Name == "" {
-		u.GenerateName = generatedPrefix(o.Image)
+		u.GenerateName = create.NamePrefixFromImage("upgrade", o.Image)
 	}
 	active, recovery := !o.NoActive, o.Recovery
 	u.Spec = kairosv1alpha1.NodeOpUpgradeSpec{
@@ -114,33 +113,6 @@ func (o *Options) NodeOpUpgrade(namespace string) *kairosv1alpha1.NodeOpUpgrade 
 		u.Spec.ImagePullSecrets = append(u.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: s})
 	}
 	return u
-}
-
-var notNameChars = regexp.MustCompile(`[^a-z0-9]+`)
-
-// generatedPrefix names an upgrade after its image's tag ("upgrade-v3-4-2-k3sv1-32-4-k3s1-"),
-// so that `kubectl kairos status` says what each upgrade is for.
-func generatedPrefix(image string) string {
-	ref := image
-	if at := strings.Index(ref, "@"); at >= 0 {
-		ref = ref[:at]
-	}
-	tag := ""
-	if colon := strings.LastIndex(ref, ":"); colon > strings.LastIndex(ref, "/") {
-		tag = ref[colon+1:]
-	}
-	// Kairos tags end with the version: keep the end, where it differs between upgrades.
-	if i := strings.LastIndex(tag, "-v"); i >= 0 {
-		tag = tag[i+1:]
-	}
-	tag = strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(tag), "-"), "-")
-	if len(tag) > 40 {
-		tag = strings.Trim(tag[:40], "-")
-	}
-	if tag == "" {
-		return "upgrade-"
-	}
-	return "upgrade-" + tag + "-"
 }
 
 // Run writes the NodeOpUpgrade and, with --wait, follows it.
