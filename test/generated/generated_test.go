@@ -15,8 +15,9 @@ import (
 	"github.com/kairos-io/kubectl-kairos/test/testenv"
 )
 
-// Inputs of hack/generate.sh, copied to the scratch tree.
-var inputs = []string{"go.mod", "go.sum", "api", "operator", "hack", "config"}
+// Inputs of hack/generate.sh, copied to the scratch tree (test/testenv: operator test helpers
+// import it, and controller-gen loads every package under operator/).
+var inputs = []string{"go.mod", "go.sum", "api", "operator", "hack", "config", "test/testenv"}
 
 // Outputs compared after generation (globs, relative to the repo root).
 var outputs = []string{
