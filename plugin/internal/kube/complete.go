@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -53,5 +54,26 @@ func CompleteOperations(flags *genericclioptions.ConfigFlags) cobra.CompletionFu
 			}
 		}
 		return matching, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// CompleteSecrets offers the names of the Secrets in the namespace, for flags that name one.
+func CompleteSecrets(flags *genericclioptions.ConfigFlags) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		c, ns, err := Client(flags)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var secrets corev1.SecretList
+		if err := c.List(context.Background(), &secrets, client.InNamespace(ns)); err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var names []string
+		for _, s := range secrets.Items {
+			if strings.HasPrefix(s.Name, toComplete) {
+				names = append(names, s.Name)
+			}
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
 	}
 }

@@ -80,6 +80,12 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&o.FetchImage, "fetch-image", o.FetchImage, "Image of the short-lived pod that copies the artifacts out (needs sh, du and tar).")
 	o.Options.AddFlags(cmd, "OSArtifact")
 	o.Progress.AddFlags(cmd, "build")
+	_ = cmd.RegisterFlagCompletionFunc("formats", completeFormats)
+	_ = cmd.RegisterFlagCompletionFunc("pull-secret", kube.CompleteSecrets(o.configFlags))
+	_ = cmd.RegisterFlagCompletionFunc("values-from", kube.CompleteSecrets(o.configFlags))
+	_ = cmd.MarkFlagFilename("dockerfile")
+	_ = cmd.MarkFlagFilename("cloud-config", "yaml", "yml")
+	_ = cmd.MarkFlagDirname("output-dir")
 }
 
 // Complete reads the files named by flags, so that an unreadable file stops us before the
@@ -170,6 +176,21 @@ func (o *Options) validateFormats() []error {
 		errs = append(errs, errors.New("--formats: netboot files are extracted from the ISO; use --formats iso,netboot"))
 	}
 	return errs
+}
+
+// completeFormats completes the word after the last comma: "iso,r" offers "iso,raw".
+func completeFormats(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	done, last := "", toComplete
+	if i := strings.LastIndex(toComplete, ","); i >= 0 {
+		done, last = toComplete[:i+1], toComplete[i+1:]
+	}
+	var out []string
+	for _, f := range formats {
+		if strings.HasPrefix(f, last) && !slices.Contains(strings.Split(done, ","), f) {
+			out = append(out, done+f)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }
 
 func nonEmpty(s string) []string {

@@ -242,3 +242,28 @@ func TestOutputDirWaitsForTheBuildAndCopiesIt(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+func TestFlagCompletion(t *testing.T) {
+	kubeconfig, ns := cmdtest.Setup(t, env)
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "regcred", Namespace: ns}}
+	if err := env.Client.Create(context.Background(), sec); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"build-iso", "--formats", "iso,r"}, "iso,raw\n"},
+		{[]string{"build-iso", "--formats", "iso,"}, "iso,raw\niso,vhd\niso,gce\niso,netboot\n"},
+		{[]string{"build-iso", "--pull-secret", "reg"}, "regcred\n"},
+		{[]string{"upgrade", "--pull-secret", ""}, "regcred\n"},
+	} {
+		out, err := cmdtest.Run(t, kubeconfig, append([]string{"-n", ns, "__complete"}, tc.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(out, tc.want+":") {
+			t.Errorf("completing %q:\n%s\nwant %q first", tc.args, out, tc.want)
+		}
+	}
+}

@@ -58,6 +58,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	f.StringArrayVar(&o.ExcludePaths, "exclude-path", o.ExcludePaths, "Path kept out of the new system, besides /etc/hostname and /etc/hosts (repeatable).")
 	o.Options.AddFlags(cmd, "NodeOpUpgrade")
 	o.Progress.AddFlags(cmd, "upgrade")
+	_ = cmd.RegisterFlagCompletionFunc("pull-secret", kube.CompleteSecrets(o.configFlags))
 }
 
 // Validate refuses bad input before anything is sent to the cluster.
