@@ -26,6 +26,9 @@ import (
 // opened is caught, and running durations stay fresh.
 const resync = 10 * time.Second
 
+// logGrace is how long --follow keeps streaming after the operation finished.
+const logGrace = time.Second
+
 // Options are the --wait, --follow and --no-color flags.
 type Options struct {
 	Wait    bool
@@ -62,11 +65,13 @@ func (o *Options) Run(ctx context.Context, c client.WithWatch, flags *genericcli
 	v := view{out: out, live: terminal && !o.Follow, color: terminal && !o.NoColor && os.Getenv("NO_COLOR") == ""}
 
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait() // nothing writes once Run returned
+	}()
 	changes := make(chan struct{}, 1)
 	errs := make(chan error, 2)
-	var wg sync.WaitGroup
-	defer wg.Wait() // after cancel: nothing writes once Run returned
 	wg.Go(func() { errs <- status.Changes(ctx, c, ns, kind, name, changes) })
 	if o.Follow {
 		logStreams := streams
@@ -84,7 +89,10 @@ func (o *Options) Run(ctx context.Context, c client.WithWatch, flags *genericcli
 		}
 		v.show(d)
 		if status.IsFinished(d.Phase) {
-			cancel()
+			if o.Follow {
+				// The last pods' final lines may still be on their way.
+				time.Sleep(logGrace)
+			}
 			return v.finish(d)
 		}
 		select {

@@ -204,3 +204,24 @@ func TestInterruptedWaitLeavesTheUpgradeRunning(t *testing.T) {
 		t.Error("Ctrl-C touched the upgrade")
 	}
 }
+
+func TestWaitEndsWhenTheUpgradeIsDeleted(t *testing.T) {
+	kubeconfig, ns := cmdtest.Setup(t, env)
+	out := &plugintest.Buffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- cmdtest.Kairos(context.Background(), out, kubeconfig, "-n", ns, "upgrade", "--name", "gone", "--image", image, "--wait")
+	}()
+	out.WaitFor(t, "nodeopupgrade/gone Pending")
+	if err := env.Client.Delete(context.Background(), getUpgrade(t, ns, "gone")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("got %v, want an error saying the upgrade is gone", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("--wait hung after the upgrade was deleted:\n%s", out)
+	}
+}
