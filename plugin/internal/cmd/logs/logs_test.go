@@ -6,14 +6,18 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kairosv1alpha1 "github.com/kairos-io/kubectl-kairos/api/v1alpha1"
+	"github.com/kairos-io/kubectl-kairos/plugin/internal/kube"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/plugintest"
 	"github.com/kairos-io/kubectl-kairos/test/testenv"
 )
@@ -149,5 +153,71 @@ func TestLogsWithoutPodsSaysWhy(t *testing.T) {
 	err := o.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "no pods") || !strings.Contains(err.Error(), "kubectl kairos status") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// closingWatches ends every watch it opens after two events, as an API server ends long
+// watches; the follower must open a new one and not print a container twice.
+type closingWatches struct {
+	client.WithWatch
+	opened atomic.Int32
+}
+
+func (c *closingWatches) Watch(ctx context.Context, list client.ObjectList, opts ...client.ListOption) (watch.Interface, error) {
+	w, err := c.WithWatch.Watch(ctx, list, opts...)
+	if err != nil {
+		return nil, err
+	}
+	c.opened.Add(1)
+	out := make(chan watch.Event)
+	go func() {
+		defer close(out)
+		defer w.Stop()
+		for range 2 {
+			select {
+			case ev, ok := <-w.ResultChan():
+				if !ok {
+					return
+				}
+				select {
+				case out <- ev:
+				case <-ctx.Done():
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return watch.NewProxyWatcher(out), nil
+}
+
+func TestLogsFollowSurvivesTheAPIServerEndingWatches(t *testing.T) {
+	o, out := setup(t, "logs-rewatch")
+	jobPod(t, "logs-rewatch", "up", "node-a")
+	o.Follow = true
+	if err := o.Complete([]string{"up"}); err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := kube.Client(o.configFlags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closing := &closingWatches{WithWatch: c}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- o.follow(ctx, closing, "logs-rewatch") }()
+	out.WaitFor(t, "[node-a] upgrading node-a")
+	jobPod(t, "logs-rewatch", "up", "node-c") // arrives on a later watch
+	out.WaitFor(t, "[node-c] upgrading node-c")
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := closing.opened.Load(); n < 2 {
+		t.Errorf("opened %d watches, want the follower to reopen ended ones", n)
+	}
+	if strings.Count(out.String(), "[node-a] upgrading node-a") != 1 {
+		t.Errorf("a container was streamed twice:\n%s", out)
 	}
 }

@@ -110,23 +110,39 @@ func (o *Options) Run(ctx context.Context) error {
 	return nil
 }
 
-// follow streams every started container of every matching pod, present or future.
+// follow streams every started container of every matching pod, present or future. The
+// watch is opened again whenever the API server ends it, so a rollout of hours is followed to
+// the end; pods already streaming are not streamed twice.
 func (o *Options) follow(ctx context.Context, c client.WithWatch, ns string) error {
-	w, err := c.Watch(ctx, &corev1.PodList{}, client.InNamespace(ns), o.selector())
-	if err != nil {
-		return kube.Explain(err, "Pod")
-	}
-	defer w.Stop()
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer wg.Wait()                // the streams end with ctx
 	streaming := map[string]bool{} // pod UID/container
+	for {
+		w, err := c.Watch(ctx, &corev1.PodList{}, client.InNamespace(ns), o.selector())
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return kube.Explain(err, "Pod")
+		}
+		o.streamNewContainers(ctx, w, streaming, &wg)
+		w.Stop()
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// streamNewContainers starts a stream for every container seen on w for the first time, until
+// w or ctx ends.
+func (o *Options) streamNewContainers(ctx context.Context, w watch.Interface, streaming map[string]bool, wg *sync.WaitGroup) {
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case ev, ok := <-w.ResultChan():
 			if !ok {
-				return nil
+				return
 			}
 			pod, isPod := ev.Object.(*corev1.Pod)
 			if !isPod || ev.Type == watch.Deleted {
@@ -138,13 +154,11 @@ func (o *Options) follow(ctx context.Context, c client.WithWatch, ns string) err
 					continue
 				}
 				streaming[key] = true
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
+				wg.Go(func() {
 					if err := o.copy(ctx, pod, container, true); err != nil && ctx.Err() == nil {
 						o.line(fmt.Sprintf("[%s] (log of %s/%s ended: %v)", nodeOf(pod), pod.Name, container, err))
 					}
-				}()
+				})
 			}
 		}
 	}
