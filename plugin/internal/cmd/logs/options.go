@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -20,6 +21,9 @@ import (
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/kube"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/target"
 )
+
+// rewatchDelay spaces attempts to watch pods again after a failure.
+const rewatchDelay = 2 * time.Second
 
 // Options are the flags and arguments of logs.
 type Options struct {
@@ -117,13 +121,21 @@ func (o *Options) follow(ctx context.Context, c client.WithWatch, ns string) err
 	var wg sync.WaitGroup
 	defer wg.Wait()                // the streams end with ctx
 	streaming := map[string]bool{} // pod UID/container
-	for {
+	for first := true; ; first = false {
 		w, err := c.Watch(ctx, &corev1.PodList{}, client.InNamespace(ns), o.selector())
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil && first:
 			return kube.Explain(err, "Pod")
+		case err != nil:
+			// A passing outage must not end a follow of hours: say so and try again.
+			o.line(fmt.Sprintf("(watching pods failed: %v; retrying)", err))
+			select {
+			case <-ctx.Done():
+			case <-time.After(rewatchDelay):
+			}
+			continue
 		}
 		o.streamNewContainers(ctx, w, streaming, &wg)
 		w.Stop()
