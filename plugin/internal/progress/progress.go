@@ -5,8 +5,10 @@ package progress
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"sort"
 	"strings"
@@ -14,6 +16,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,6 +29,9 @@ import (
 // resync re-reads the operation even without a change seen: a change made before the watch
 // opened is caught, and running durations stay fresh.
 const resync = 10 * time.Second
+
+// retryDelay spaces reads of the operation after a passing failure.
+const retryDelay = 2 * time.Second
 
 // logGrace is how long --follow keeps streaming after the operation finished.
 const logGrace = time.Second
@@ -82,10 +89,20 @@ func (o *Options) Run(ctx context.Context, c client.WithWatch, flags *genericcli
 	for {
 		d, err := status.Describe(ctx, c, ns, kind, name)
 		if err != nil {
-			if ctx.Err() != nil {
+			switch {
+			case ctx.Err() != nil:
 				return v.interrupted(kind, name)
+			case !transient(err):
+				return err
 			}
-			return err
+			// An API server restart must not end a wait of hours with a failure exit.
+			fmt.Fprintf(out, "(reading %s %s failed: %v; retrying)\n", kind, name, err)
+			select {
+			case <-ctx.Done():
+				return v.interrupted(kind, name)
+			case <-time.After(retryDelay):
+			}
+			continue
 		}
 		v.show(d)
 		if status.IsFinished(d.Phase) {
@@ -106,6 +123,18 @@ func (o *Options) Run(ctx context.Context, c client.WithWatch, flags *genericcli
 		case <-time.After(resync):
 		}
 	}
+}
+
+// transient tells failures worth retrying (the API server or the network briefly away) from
+// answers that will not change (not found, forbidden, no such API).
+func transient(err error) bool {
+	var apiErr apierrors.APIStatus
+	if errors.As(err, &apiErr) {
+		return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
+			apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err)
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr) || utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err)
 }
 
 // view renders progress: one redrawn line on a terminal, else a line per change.

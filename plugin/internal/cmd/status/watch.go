@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"golang.org/x/term"
 	"k8s.io/apimachinery/pkg/fields"
@@ -14,6 +15,9 @@ import (
 	kairosv1alpha2 "github.com/kairos-io/kubectl-kairos/api/v1alpha2"
 	"github.com/kairos-io/kubectl-kairos/plugin/internal/kube"
 )
+
+// rewatchDelay spaces attempts to watch again after a failure.
+const rewatchDelay = 2 * time.Second
 
 // clearScreen moves to the top left and clears, so a terminal shows one live view.
 const clearScreen = "\x1b[H\x1b[2J"
@@ -110,12 +114,14 @@ func (o *Options) follow(ctx context.Context, c client.WithWatch, ns string, lis
 		if ctx.Err() != nil {
 			return nil
 		}
+		// Reopen, retrying through a passing outage: a watch of hours must not end on one.
 		var err error
-		if w, err = c.Watch(ctx, list, o.listOptions(ns)...); err != nil {
-			if ctx.Err() != nil {
+		for w, err = c.Watch(ctx, list, o.listOptions(ns)...); err != nil; w, err = c.Watch(ctx, list, o.listOptions(ns)...) {
+			select {
+			case <-ctx.Done():
 				return nil
+			case <-time.After(rewatchDelay):
 			}
-			return kube.Explain(err, "Kairos")
 		}
 		// Changes made while no watch was open are caught by the next render.
 		select {
