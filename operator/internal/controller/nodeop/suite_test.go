@@ -206,6 +206,7 @@ func (f *fixture) rebootInto(node string, labels map[string]string) {
 	f.t.Helper()
 	f.reboot(node)
 	n := f.getNode(node)
+	patch := client.MergeFrom(n.DeepCopy()) // as the labeler does: no resourceVersion to conflict on
 	for k, v := range labels {
 		n.Labels[k] = v
 	}
@@ -213,7 +214,7 @@ func (f *fixture) rebootInto(node string, labels map[string]string) {
 		n.Annotations = map[string]string{}
 	}
 	n.Annotations[kairosv1alpha1.AnnotationLabelledBootID] = n.Status.NodeInfo.BootID
-	if err := env.Client.Update(f.ctx, n); err != nil {
+	if err := env.Client.Patch(f.ctx, n, patch); err != nil {
 		f.t.Fatal(err)
 	}
 }

@@ -184,8 +184,9 @@ func TestRecoveryOnlyUpgradeRunsToCompletionAndIsMirrored(t *testing.T) {
 
 	// Pacing changes made on the upgrade reach the NodeOp.
 	resume := f.getUpgrade(u.Name)
+	patch := client.MergeFrom(resume.DeepCopy()) // no resourceVersion: the operator writes the status meanwhile
 	resume.Spec.Paused, resume.Spec.Concurrency = false, 2
-	if err := env.Client.Update(f.ctx, resume); err != nil {
+	if err := env.Client.Patch(f.ctx, resume, patch); err != nil {
 		t.Fatal(err)
 	}
 	f.eventually("the NodeOp to be resumed with concurrency 2", func() bool {
