@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -109,4 +110,12 @@ func (e *Env) CreateNamespace(t testing.TB, name string) string {
 		t.Fatalf("create namespace %s: %v", name, err)
 	}
 	return name
+}
+
+var uniqueNames atomic.Int64
+
+// UniqueName is prefix with a number no other call in this process returned, so that tests
+// repeated with -count never meet objects of an earlier run.
+func UniqueName(prefix string) string {
+	return fmt.Sprintf("%s-%d", prefix, uniqueNames.Add(1))
 }

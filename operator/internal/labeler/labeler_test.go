@@ -41,7 +41,8 @@ func fakeHost(t *testing.T, files map[string]string, cmdline string) (etc, cmdli
 func TestSyncLabelsAKairosNodeAndCleansUp(t *testing.T) {
 	ctx := context.Background()
 	cs := kubernetes.NewForConfigOrDie(env.Config)
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "kairos-1", Labels: map[string]string{
+	name := testenv.UniqueName("kairos")
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
 		"team": "edge", "kairos.io/fips": "true", "kairos.io/custom": "mine",
 	}}}
 	if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
@@ -54,11 +55,11 @@ func TestSyncLabelsAKairosNodeAndCleansUp(t *testing.T) {
 	if err := os.WriteFile(bootID, []byte("boot-1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l := &Labeler{Client: cs, NodeName: "kairos-1", EtcDir: etc, CmdlinePath: cmdline, BootIDPath: bootID}
+	l := &Labeler{Client: cs, NodeName: name, EtcDir: etc, CmdlinePath: cmdline, BootIDPath: bootID}
 	if err := l.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := cs.CoreV1().Nodes().Get(ctx, "kairos-1", metav1.GetOptions{})
+	got, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestSyncLabelsAKairosNodeAndCleansUp(t *testing.T) {
 	if err := l.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := cs.CoreV1().Nodes().Get(ctx, "kairos-1", metav1.GetOptions{}); again.ResourceVersion != rv {
+	if again, _ := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); again.ResourceVersion != rv {
 		t.Error("a sync without changes wrote to the node")
 	}
 
@@ -95,7 +96,7 @@ func TestSyncLabelsAKairosNodeAndCleansUp(t *testing.T) {
 	if err := l.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := cs.CoreV1().Nodes().Get(ctx, "kairos-1", metav1.GetOptions{}); again.Annotations["kairos.io/labelled-boot-id"] != "boot-2" {
+	if again, _ := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); again.Annotations["kairos.io/labelled-boot-id"] != "boot-2" {
 		t.Errorf("after a reboot labelled-boot-id = %q, want boot-2", again.Annotations["kairos.io/labelled-boot-id"])
 	}
 }
@@ -103,18 +104,19 @@ func TestSyncLabelsAKairosNodeAndCleansUp(t *testing.T) {
 func TestSyncRemovesOwnLabelsFromANonKairosNode(t *testing.T) {
 	ctx := context.Background()
 	cs := kubernetes.NewForConfigOrDie(env.Config)
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "ubuntu-1", Labels: map[string]string{
+	name := testenv.UniqueName("ubuntu")
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
 		"kairos.io/managed": "true", "kairos.io/version": "v3.0.0", "team": "edge",
 	}, Annotations: map[string]string{"kairos.io/labelled-boot-id": "old"}}}
 	if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	etc, cmdline := fakeHost(t, map[string]string{"os-release": "ID=ubuntu\nVERSION_ID=\"24.04\"\n"}, "root=/dev/sda1")
-	l := &Labeler{Client: cs, NodeName: "ubuntu-1", EtcDir: etc, CmdlinePath: cmdline}
+	l := &Labeler{Client: cs, NodeName: name, EtcDir: etc, CmdlinePath: cmdline}
 	if err := l.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := cs.CoreV1().Nodes().Get(ctx, "ubuntu-1", metav1.GetOptions{})
+	got, _ := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if _, ok := got.Labels["kairos.io/managed"]; ok || got.Labels["team"] != "edge" {
 		t.Errorf("labels %v: want kairos.io/* of ours gone, team kept", got.Labels)
 	}

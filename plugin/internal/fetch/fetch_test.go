@@ -75,7 +75,7 @@ func artifactVolume(t *testing.T, ns, artifact string) {
 }
 
 func TestFetchCopiesTheArtifactsAndRemovesItsPod(t *testing.T) {
-	ns := env.CreateNamespace(t, "fetch-ok")
+	ns := env.CreateNamespace(t, testenv.UniqueName("fetch-ok"))
 	artifactVolume(t, ns, "my-iso")
 	playKubelet(t, ns)
 	src := t.TempDir()
@@ -125,7 +125,7 @@ func TestFetchCopiesTheArtifactsAndRemovesItsPod(t *testing.T) {
 }
 
 func TestFetchWithoutAVolumeSaysSo(t *testing.T) {
-	ns := env.CreateNamespace(t, "fetch-none")
+	ns := env.CreateNamespace(t, testenv.UniqueName("fetch-none"))
 	f := &fetch.Fetcher{Client: env.Client, Streamer: &fetchtest.LocalStreamer{Check: runningPod}, Image: "busybox"}
 	_, err := f.Fetch(context.Background(), ns, "never-built", t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "no PersistentVolumeClaim labelled build.kairos.io/artifact=never-built") {

@@ -92,10 +92,11 @@ func setup(t *testing.T, ns string) (*Options, *plugintest.Buffer) {
 }
 
 func TestLogsPrefixEveryLineWithItsNode(t *testing.T) {
-	o, out := setup(t, "logs-all")
-	jobPod(t, "logs-all", "up", "node-b")
-	jobPod(t, "logs-all", "up", "node-a")
-	jobPod(t, "logs-all", "other", "node-a")
+	ns := testenv.UniqueName("logs-all")
+	o, out := setup(t, ns)
+	jobPod(t, ns, "up", "node-b")
+	jobPod(t, ns, "up", "node-a")
+	jobPod(t, ns, "other", "node-a")
 	if err := o.Complete([]string{"nop/up"}); err != nil {
 		t.Fatal(err)
 	}
@@ -119,8 +120,9 @@ func TestLogsPrefixEveryLineWithItsNode(t *testing.T) {
 }
 
 func TestLogsFollowPicksUpNewNodes(t *testing.T) {
-	o, out := setup(t, "logs-follow")
-	jobPod(t, "logs-follow", "up", "node-a")
+	ns := testenv.UniqueName("logs-follow")
+	o, out := setup(t, ns)
+	jobPod(t, ns, "up", "node-a")
 	o.Follow = true
 	if err := o.Complete([]string{"up"}); err != nil {
 		t.Fatal(err)
@@ -129,7 +131,7 @@ func TestLogsFollowPicksUpNewNodes(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- o.Run(ctx) }()
 	out.WaitFor(t, "[node-a] upgrading node-a")
-	jobPod(t, "logs-follow", "up", "node-c") // the rollout reaches another node
+	jobPod(t, ns, "up", "node-c") // the rollout reaches another node
 	out.WaitFor(t, "[node-c] upgrading node-c")
 	cancel()
 	select {
@@ -146,7 +148,8 @@ func TestLogsFollowPicksUpNewNodes(t *testing.T) {
 }
 
 func TestLogsWithoutPodsSaysWhy(t *testing.T) {
-	o, _ := setup(t, "logs-none")
+	ns := testenv.UniqueName("logs-none")
+	o, _ := setup(t, ns)
 	if err := o.Complete([]string{"nop/up"}); err != nil {
 		t.Fatal(err)
 	}
@@ -193,8 +196,9 @@ func (c *closingWatches) Watch(ctx context.Context, list client.ObjectList, opts
 }
 
 func TestLogsFollowSurvivesTheAPIServerEndingWatches(t *testing.T) {
-	o, out := setup(t, "logs-rewatch")
-	jobPod(t, "logs-rewatch", "up", "node-a")
+	ns := testenv.UniqueName("logs-rewatch")
+	o, out := setup(t, ns)
+	jobPod(t, ns, "up", "node-a")
 	o.Follow = true
 	if err := o.Complete([]string{"up"}); err != nil {
 		t.Fatal(err)
@@ -206,9 +210,9 @@ func TestLogsFollowSurvivesTheAPIServerEndingWatches(t *testing.T) {
 	closing := &closingWatches{WithWatch: c}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- o.follow(ctx, closing, "logs-rewatch") }()
+	go func() { done <- o.follow(ctx, closing, ns) }()
 	out.WaitFor(t, "[node-a] upgrading node-a")
-	jobPod(t, "logs-rewatch", "up", "node-c") // arrives on a later watch
+	jobPod(t, ns, "up", "node-c") // arrives on a later watch
 	out.WaitFor(t, "[node-c] upgrading node-c")
 	cancel()
 	if err := <-done; err != nil {
