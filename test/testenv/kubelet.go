@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -63,4 +64,24 @@ func (e *Env) CreateReadyNode(ctx context.Context, t testing.TB, node *corev1.No
 	if err := e.Client.Status().Update(ctx, node); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// RunPods plays the kubelet for every pod in namespace until the test ends: each pod is
+// reported Running as soon as it appears.
+func (e *Env) RunPods(t testing.TB, namespace string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() {
+		for ctx.Err() == nil {
+			var pods corev1.PodList
+			_ = e.Client.List(ctx, &pods, client.InNamespace(namespace))
+			for i := range pods.Items {
+				if p := &pods.Items[i]; p.Status.Phase != corev1.PodRunning {
+					p.Status.Phase = corev1.PodRunning
+					_ = e.Client.Status().Update(ctx, p)
+				}
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
 }

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -41,25 +40,6 @@ func runningPod(ctx context.Context, namespace, pod string) error {
 	return nil
 }
 
-// playKubelet marks every fetch pod in ns Running as soon as it appears.
-func playKubelet(t *testing.T, ns string) {
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go func() {
-		for ctx.Err() == nil {
-			var pods corev1.PodList
-			_ = env.Client.List(ctx, &pods, client.InNamespace(ns))
-			for i := range pods.Items {
-				if p := &pods.Items[i]; p.Status.Phase != corev1.PodRunning {
-					p.Status.Phase = corev1.PodRunning
-					_ = env.Client.Status().Update(ctx, p)
-				}
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}()
-}
-
 func artifactVolume(t *testing.T, ns, artifact string) {
 	t.Helper()
 	pvc := &corev1.PersistentVolumeClaim{
@@ -77,7 +57,7 @@ func artifactVolume(t *testing.T, ns, artifact string) {
 func TestFetchCopiesTheArtifactsAndRemovesItsPod(t *testing.T) {
 	ns := env.CreateNamespace(t, testenv.UniqueName("fetch-ok"))
 	artifactVolume(t, ns, "my-iso")
-	playKubelet(t, ns)
+	env.RunPods(t, ns)
 	src := t.TempDir()
 	iso := bytes.Repeat([]byte("kairos"), 300000)
 	if err := os.WriteFile(filepath.Join(src, "kairos.iso"), iso, 0o644); err != nil {

@@ -104,8 +104,8 @@ func (o *Options) Complete() error {
 	}
 	o.dockerfile = read("dockerfile", o.Dockerfile)
 	o.cloudConfig = read("cloud-config", o.CloudConfig)
-	if o.Output != "" {
-		o.Progress.Wait = true
+	if o.Output != "" && o.DryRun == create.DryRunNone {
+		o.Progress.Wait = true // with a dry run, Validate says why there is nothing to copy
 	}
 	return errors.Join(errs...)
 }

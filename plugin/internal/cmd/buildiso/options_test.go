@@ -198,6 +198,7 @@ func TestOutputDirWaitsForTheBuildAndCopiesIt(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- o.Run(context.Background()) }()
 	out.WaitFor(t, "osartifact/iso Pending")
+	env.RunPods(t, ns) // the kubelet: the fetch pod runs
 
 	ctx := context.Background()
 	pvc := &corev1.PersistentVolumeClaim{
@@ -212,20 +213,6 @@ func TestOutputDirWaitsForTheBuildAndCopiesIt(t *testing.T) {
 	a.Status.Phase, a.Status.Message = kairosv1alpha2.ArtifactReady, "Built kairos.iso"
 	if err := env.Client.Status().Update(ctx, a); err != nil {
 		t.Fatal(err)
-	}
-	// The kubelet: the fetch pod runs.
-	deadline := time.Now().Add(30 * time.Second)
-	for running := false; !running; {
-		var pods corev1.PodList
-		_ = env.Client.List(ctx, &pods, client.InNamespace(ns))
-		for i := range pods.Items {
-			pods.Items[i].Status.Phase = corev1.PodRunning
-			running = env.Client.Status().Update(ctx, &pods.Items[i]) == nil
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no fetch pod appeared:\n%s", out)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	select {
 	case err := <-done:

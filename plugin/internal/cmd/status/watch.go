@@ -40,7 +40,7 @@ func (o *Options) watch(ctx context.Context, c client.WithWatch, ns string, r *R
 		if err := printText(o.streams.Out, r, o.Now(), o.AllNamespaces); err != nil {
 			return err
 		}
-		if r.Detail != nil && isFinished(r.Detail.Phase) {
+		if r.Detail != nil && IsFinished(r.Detail.Phase) {
 			return nil
 		}
 		select {
@@ -142,9 +142,7 @@ func Changes(ctx context.Context, c client.WithWatch, ns, kind, name string, cha
 }
 
 // IsFinished tells whether an operation in phase will change no more.
-func IsFinished(phase string) bool { return isFinished(phase) }
-
-func isFinished(phase string) bool {
+func IsFinished(phase string) bool {
 	switch phase {
 	case "Completed", "Failed", "Ready", "Error":
 		return true
